@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# rpcrdma-inline: build rpcrdma.ko for kernel KVER from its own source.
+#
+#   make [KVER=6.1.0-57-amd64] [KSRC=/path/to/tree-or-tarball] [W=1] [C=1]
+#   make check        the whole test suite (README.md)
+#   make check-quick  unit tests, style, one build and one guest kernel
+#   make unit         userspace unit tests only
+
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
+OUT := build/$(KVER)
+TREE := $(OUT)/linux
+
+.PHONY: all modules prepare clean unit check check-quick
+
+all: modules
+
+prepare:
+	@test -f $(KDIR)/Makefile || { \
+	  echo "rpcrdma-inline: the headers of kernel $(KVER) are not installed ($(KDIR) has no Makefile)." >&2; \
+	  echo "Install them with: apt-get install linux-headers-$(KVER)" >&2; exit 1; }
+	@scripts/prepare-source.sh $(KVER) $(OUT)
+
+modules: prepare
+	$(MAKE) -C $(KDIR) M=$(CURDIR) RPCRDMA_INLINE_TREE=$(TREE) \
+		RPCRDMA_INLINE_VERSION=$(VERSION) modules
+
+clean:
+	rm -rf build tests/unit/build
+	rm -f *.ko *.o *.mod *.mod.c *.mod.o .*.cmd modules.order Module.symvers
+	rm -f src/*.o src/.*.cmd
+
+unit:
+	$(MAKE) -C tests/unit
+
+check:
+	tests/run.sh full
+
+check-quick:
+	tests/run.sh quick

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * rpcrdma-inline: small RPC-over-RDMA Sends posted with IB_SEND_INLINE.
+ *
+ * The hooks in net/sunrpc/xprtrdma call only what this header declares.
+ * "WQE inline" names the verbs feature (inline data in the send work
+ * queue entry), not the RPC-over-RDMA inline threshold.
+ */
+#ifndef _RPCRDMA_WQE_INLINE_H
+#define _RPCRDMA_WQE_INLINE_H
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/socket.h>
+#include <linux/types.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "rpcrdma_wqe_inline_policy.h"
+
+struct svcxprt_rdma;
+struct svc_rdma_send_ctxt;
+struct svc_rdma_recv_ctxt;
+struct rpcrdma_ep;
+struct rpcrdma_req;
+
+/**
+ * enum rpcrdma_wqe_inline_side - which half of rpcrdma owns a connection
+ * @RPCRDMA_WQE_INLINE_SERVER: svcrdma, posting Replies
+ * @RPCRDMA_WQE_INLINE_CLIENT: xprtrdma, posting Calls
+ */
+enum rpcrdma_wqe_inline_side {
+	RPCRDMA_WQE_INLINE_SERVER,
+	RPCRDMA_WQE_INLINE_CLIENT,
+};
+
+/**
+ * struct rpcrdma_wqe_inline - inline state of one connection's QP
+ * @node: entry in the list shown in debugfs; unhashed until the QP exists
+ * @peer: the remote address when the QP was created
+ * @device: the RDMA device's name when the QP was created
+ * @side: server or client
+ * @asked: max_inline_data of the successful QP creation
+ * @reported: max_inline_data the device wrote back
+ * @max: bytes a Send may carry inline on this QP
+ * @attempts: QP creations it took
+ * @n_inline: Sends posted with IB_SEND_INLINE
+ * @n_byref: Sends posted by reference
+ *
+ * Embedded, zeroed, in struct svcxprt_rdma and struct rpcrdma_ep.
+ */
+struct rpcrdma_wqe_inline {
+	struct hlist_node	node;
+	struct sockaddr_storage	peer;
+	char			device[IB_DEVICE_NAME_MAX];
+	enum rpcrdma_wqe_inline_side side;
+	u32			asked;
+	u32			reported;
+	u32			max;
+	u32			attempts;
+	atomic_long_t		n_inline;
+	atomic_long_t		n_byref;
+};
+
+int rpcrdma_wqe_inline_init(void);
+void rpcrdma_wqe_inline_exit(void);
+
+int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
+				 struct rdma_cm_id *id, struct ib_pd *pd,
+				 struct ib_qp_init_attr *attr,
+				 enum rpcrdma_wqe_inline_side side);
+void rpcrdma_wqe_inline_release(struct rpcrdma_wqe_inline *wi);
+void rpcrdma_wqe_inline_posting(struct rpcrdma_wqe_inline *wi,
+				const struct ib_send_wr *send_wr, int len);
+
+void rpcrdma_wqe_inline_svc_prepare(struct svcxprt_rdma *rdma,
+				    struct svc_rdma_send_ctxt *ctxt,
+				    bool alone);
+bool rpcrdma_wqe_inline_svc_chunks(const struct svc_rdma_recv_ctxt *rctxt);
+void rpcrdma_wqe_inline_xprt_prepare(struct rpcrdma_ep *ep,
+				     struct rpcrdma_req *req, bool alone);
+
+#endif /* _RPCRDMA_WQE_INLINE_H */

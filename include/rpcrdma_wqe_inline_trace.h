@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * rpcrdma-inline tracepoints: events/rpcrdma_inline/ in tracefs.
+ * One event per QP creation attempt, per granted QP, per Send posted,
+ * per connection released, and per device forgotten.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM rpcrdma_inline
+
+#if !defined(_RPCRDMA_WQE_INLINE_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _RPCRDMA_WQE_INLINE_TRACE_H
+
+#include <linux/tracepoint.h>
+#include <rdma/ib_verbs.h>
+
+#include "rpcrdma_wqe_inline.h"
+
+#define show_wqe_inline_side(side)					\
+	__print_symbolic(side,						\
+			 { RPCRDMA_WQE_INLINE_SERVER, "server" },	\
+			 { RPCRDMA_WQE_INLINE_CLIENT, "client" })
+
+TRACE_EVENT(rpcrdma_wqe_inline_create_qp,
+	    TP_PROTO(const struct ib_device *device,
+		     enum rpcrdma_wqe_inline_side side,
+		     u32 attempt, u32 asked, int ret),
+	    TP_ARGS(device, side, attempt, asked, ret),
+	    TP_STRUCT__entry(__array(char, device, IB_DEVICE_NAME_MAX)
+			     __field(u32, vendor_id)
+			     __field(int, side)
+			     __field(u32, attempt)
+			     __field(u32, asked)
+			     __field(int, ret)),
+	    TP_fast_assign(strscpy(__entry->device, dev_name(&device->dev),
+				   IB_DEVICE_NAME_MAX);
+			   __entry->vendor_id = device->attrs.vendor_id;
+			   __entry->side = side;
+			   __entry->attempt = attempt;
+			   __entry->asked = asked;
+			   __entry->ret = ret;),
+	    TP_printk("device=%s vendor=0x%x side=%s attempt=%u asked=%u ret=%d",
+		      __entry->device, __entry->vendor_id,
+		      show_wqe_inline_side(__entry->side),
+		      __entry->attempt, __entry->asked, __entry->ret)
+);
+
+TRACE_EVENT(rpcrdma_wqe_inline_granted,
+	    TP_PROTO(const struct rpcrdma_wqe_inline *wi),
+	    TP_ARGS(wi),
+	    TP_STRUCT__entry(__array(char, device, IB_DEVICE_NAME_MAX)
+			     __array(u8, peer, sizeof(struct sockaddr_in6))
+			     __field(int, side)
+			     __field(u32, asked)
+			     __field(u32, reported)
+			     __field(u32, max)
+			     __field(u32, attempts)),
+	    TP_fast_assign(memcpy(__entry->device, wi->device, IB_DEVICE_NAME_MAX);
+			   memcpy(__entry->peer, &wi->peer,
+				  sizeof(struct sockaddr_in6));
+			   __entry->side = wi->side;
+			   __entry->asked = wi->asked;
+			   __entry->reported = wi->reported;
+			   __entry->max = wi->max;
+			   __entry->attempts = wi->attempts;),
+	    TP_printk("device=%s side=%s peer=%pISpc asked=%u granted=%u max=%u attempts=%u",
+		      __entry->device, show_wqe_inline_side(__entry->side),
+		      __entry->peer, __entry->asked, __entry->reported,
+		      __entry->max, __entry->attempts)
+);
+
+TRACE_EVENT(rpcrdma_wqe_inline_post,
+	    TP_PROTO(const struct rpcrdma_wqe_inline *wi,
+		     const struct ib_send_wr *send_wr, int len),
+	    TP_ARGS(wi, send_wr, len),
+	    TP_STRUCT__entry(__field(const void *, wi)
+			     __field(int, side)
+			     __field(bool, inlined)
+			     __field(int, num_sge)
+			     __field(int, len)),
+	    TP_fast_assign(__entry->wi = wi;
+			   __entry->side = wi->side;
+			   __entry->inlined = send_wr->send_flags & IB_SEND_INLINE;
+			   __entry->num_sge = send_wr->num_sge;
+			   __entry->len = len;),
+	    TP_printk("conn=%p side=%s %s num_sge=%d len=%d",
+		      __entry->wi, show_wqe_inline_side(__entry->side),
+		      __entry->inlined ? "inline" : "byref",
+		      __entry->num_sge, __entry->len)
+);
+
+TRACE_EVENT(rpcrdma_wqe_inline_release,
+	    TP_PROTO(const struct rpcrdma_wqe_inline *wi),
+	    TP_ARGS(wi),
+	    TP_STRUCT__entry(__array(char, device, IB_DEVICE_NAME_MAX)
+			     __field(int, side)
+			     __field(long, n_inline)
+			     __field(long, n_byref)),
+	    TP_fast_assign(memcpy(__entry->device, wi->device, IB_DEVICE_NAME_MAX);
+			   __entry->side = wi->side;
+			   __entry->n_inline = atomic_long_read(&wi->n_inline);
+			   __entry->n_byref = atomic_long_read(&wi->n_byref);),
+	    TP_printk("device=%s side=%s inline=%ld byref=%ld",
+		      __entry->device, show_wqe_inline_side(__entry->side),
+		      __entry->n_inline, __entry->n_byref)
+);
+
+TRACE_EVENT(rpcrdma_wqe_inline_forget,
+	    TP_PROTO(const struct ib_device *device),
+	    TP_ARGS(device),
+	    TP_STRUCT__entry(__array(char, device, IB_DEVICE_NAME_MAX)),
+	    TP_fast_assign(strscpy(__entry->device, dev_name(&device->dev),
+				   IB_DEVICE_NAME_MAX);),
+	    TP_printk("device=%s",
+		      __entry->device)
+);
+
+#endif /* _RPCRDMA_WQE_INLINE_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#define TRACE_INCLUDE_FILE rpcrdma_wqe_inline_trace
+#include <trace/define_trace.h>

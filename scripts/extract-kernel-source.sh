@@ -1,0 +1,41 @@
+#!/bin/bash
+# Extract, from a kernel source tarball or tree, only what building
+# rpcrdma.ko needs: net/sunrpc/xprtrdma/, include/linux/sunrpc/svc_rdma.h
+# and the top Makefile (for its version). DEST is replaced whole.
+#
+# usage: extract-kernel-source.sh SRC DEST
+set -euo pipefail
+
+die() {
+	printf 'rpcrdma-inline: %s\n' "$@" >&2
+	exit 1
+}
+
+[ $# -eq 2 ] || die "usage: $0 SRC DEST"
+src=$1
+dest=$2
+members=(Makefile net/sunrpc/xprtrdma include/linux/sunrpc/svc_rdma.h)
+
+tmp="$dest.tmp"
+rm -rf "$tmp"
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+
+if [ -d "$src" ]; then
+	for m in "${members[@]}"; do
+		[ -e "$src/$m" ] || die "$src is not a kernel source tree: it has no $m."
+		mkdir -p "$tmp/$(dirname "$m")"
+		cp -a "$src/$m" "$tmp/$m"
+	done
+else
+	# The tarball's top directory, e.g. linux-source-6.1/
+	top=$(tar -tf "$src" 2>/dev/null | head -n 1 | cut -d/ -f1) || true
+	[ -n "$top" ] || die "cannot read $src as a tar archive."
+	tar -xf "$src" -C "$tmp" --strip-components=1 \
+		"${members[@]/#/$top/}" ||
+		die "$src does not hold ${members[*]} under $top/."
+fi
+
+rm -rf "$dest"
+mv "$tmp" "$dest"
+trap - EXIT

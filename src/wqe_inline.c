@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * rpcrdma-inline: inline data negotiation at QP creation, per-device
+ * memory of what was granted, per-connection counters in debugfs, and
+ * the module parameters.
+ *
+ * The verbs API has no attribute that reports how much inline data a
+ * device accepts per Send WR: only a QP creation tells. So QPs are
+ * created asking for inline_size bytes, and for less after each
+ * refusal (see wqe_inline_policy.c). What a device accepted is kept
+ * until the device goes away, so that later connections on it create
+ * their QP at the first attempt.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+
+#include "rpcrdma_wqe_inline.h"
+
+#define CREATE_TRACE_POINTS
+#include "rpcrdma_wqe_inline_trace.h"
+
+#ifndef RPCRDMA_INLINE_VERSION
+#define RPCRDMA_INLINE_VERSION "unknown"
+#endif
+
+MODULE_VERSION(RPCRDMA_INLINE_VERSION);
+MODULE_INFO(rpcrdma_inline, RPCRDMA_INLINE_VERSION);
+
+static unsigned int rpcrdma_wqe_inline_size = RPCRDMA_WQE_INLINE_DEFAULT;
+static bool rpcrdma_wqe_inline_server = true;
+static bool rpcrdma_wqe_inline_client = true;
+
+static int rpcrdma_wqe_inline_size_set(const char *val,
+				       const struct kernel_param *kp)
+{
+	unsigned int size;
+
+	if (kstrtouint(val, 0, &size) || !rpcrdma_wqe_inline_size_valid(size)) {
+		pr_warn("inline_size=%.*s refused: give a number of bytes from 0 to %u; inline_size stays %u\n",
+			(int)strcspn(val, "\n"), val, RPCRDMA_WQE_INLINE_MAX,
+			READ_ONCE(*(unsigned int *)kp->arg));
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(unsigned int *)kp->arg, size);
+	return 0;
+}
+
+static const struct kernel_param_ops rpcrdma_wqe_inline_size_ops = {
+	.set	= rpcrdma_wqe_inline_size_set,
+	.get	= param_get_uint,
+};
+
+module_param_cb(inline_size, &rpcrdma_wqe_inline_size_ops,
+		&rpcrdma_wqe_inline_size, 0644);
+__MODULE_PARM_TYPE(inline_size, "uint");
+MODULE_PARM_DESC(inline_size,
+		 "Bytes of inline data to ask for per Send WR at QP creation (0 to 1024, default 256; 0: none, as the stock module). New connections only.");
+module_param_named(server_inline, rpcrdma_wqe_inline_server, bool, 0644);
+MODULE_PARM_DESC(server_inline,
+		 "Post small server Replies inline (default Y). New connections only.");
+module_param_named(client_inline, rpcrdma_wqe_inline_client, bool, 0644);
+MODULE_PARM_DESC(client_inline,
+		 "Post small client Calls inline (default Y). New connections only.");
+
+/* Connections whose QP exists, for debugfs */
+static HLIST_HEAD(rpcrdma_wqe_inline_conns);
+static DEFINE_SPINLOCK(rpcrdma_wqe_inline_conns_lock);
+
+/**
+ * struct rpcrdma_wqe_inline_dev - what one RDMA device accepted
+ * @list: entry in rpcrdma_wqe_inline_devs
+ * @device: the device; only compared, never dereferenced
+ * @name: its name when the memo was last written
+ * @memo: the result of the last successful QP creation on it
+ */
+struct rpcrdma_wqe_inline_dev {
+	struct list_head		list;
+	const struct ib_device		*device;
+	char				name[IB_DEVICE_NAME_MAX];
+	struct rpcrdma_wqe_inline_memo	memo;
+};
+
+static LIST_HEAD(rpcrdma_wqe_inline_devs);
+static DEFINE_MUTEX(rpcrdma_wqe_inline_devs_lock);
+
+static struct rpcrdma_wqe_inline_dev *
+rpcrdma_wqe_inline_dev_find(const struct ib_device *device)
+{
+	struct rpcrdma_wqe_inline_dev *dev;
+
+	lockdep_assert_held(&rpcrdma_wqe_inline_devs_lock);
+	list_for_each_entry(dev, &rpcrdma_wqe_inline_devs, list)
+		if (dev->device == device)
+			return dev;
+	return NULL;
+}
+
+static void rpcrdma_wqe_inline_memo_get(const struct ib_device *device,
+					struct rpcrdma_wqe_inline_memo *memo)
+{
+	struct rpcrdma_wqe_inline_dev *dev;
+
+	mutex_lock(&rpcrdma_wqe_inline_devs_lock);
+	dev = rpcrdma_wqe_inline_dev_find(device);
+	if (dev)
+		*memo = dev->memo;
+	else
+		memo->valid = false;
+	mutex_unlock(&rpcrdma_wqe_inline_devs_lock);
+}
+
+static void rpcrdma_wqe_inline_memo_set(const struct ib_device *device,
+					u32 want, u32 accepted)
+{
+	struct rpcrdma_wqe_inline_dev *dev;
+
+	mutex_lock(&rpcrdma_wqe_inline_devs_lock);
+	dev = rpcrdma_wqe_inline_dev_find(device);
+	if (!dev) {
+		/* Without memory the next connection probes again */
+		dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+		if (!dev)
+			goto out;
+		dev->device = device;
+		list_add(&dev->list, &rpcrdma_wqe_inline_devs);
+	}
+	strscpy(dev->name, dev_name(&device->dev), sizeof(dev->name));
+	dev->memo.want = want;
+	dev->memo.accepted = accepted;
+	dev->memo.valid = true;
+out:
+	mutex_unlock(&rpcrdma_wqe_inline_devs_lock);
+}
+
+static int rpcrdma_wqe_inline_add_one(struct ib_device *device)
+{
+	return 0;
+}
+
+static void rpcrdma_wqe_inline_remove_one(struct ib_device *device,
+					  void *client_data)
+{
+	struct rpcrdma_wqe_inline_dev *dev;
+
+	mutex_lock(&rpcrdma_wqe_inline_devs_lock);
+	dev = rpcrdma_wqe_inline_dev_find(device);
+	if (dev) {
+		trace_rpcrdma_wqe_inline_forget(device);
+		list_del(&dev->list);
+		kfree(dev);
+	}
+	mutex_unlock(&rpcrdma_wqe_inline_devs_lock);
+}
+
+/* Tells when a device goes away, so that its memo is forgotten */
+static struct ib_client rpcrdma_wqe_inline_ib_client = {
+	.name	= "rpcrdma_inline",
+	.add	= rpcrdma_wqe_inline_add_one,
+	.remove	= rpcrdma_wqe_inline_remove_one,
+};
+
+static u32 rpcrdma_wqe_inline_want(enum rpcrdma_wqe_inline_side side)
+{
+	bool enabled = side == RPCRDMA_WQE_INLINE_SERVER ?
+		READ_ONCE(rpcrdma_wqe_inline_server) :
+		READ_ONCE(rpcrdma_wqe_inline_client);
+
+	return enabled ? READ_ONCE(rpcrdma_wqe_inline_size) : 0;
+}
+
+static int rpcrdma_wqe_inline_try(struct rpcrdma_wqe_inline *wi,
+				  struct rdma_cm_id *id, struct ib_pd *pd,
+				  struct ib_qp_init_attr *attr, u32 asked)
+{
+	int ret;
+
+	ret = rdma_create_qp(id, pd, attr);
+	trace_rpcrdma_wqe_inline_create_qp(id->device, wi->side,
+					   ++wi->attempts, asked, ret);
+	return ret;
+}
+
+/**
+ * rpcrdma_wqe_inline_create_qp - create a QP with as much inline data as allowed
+ * @wi: the connection's inline state, zeroed
+ * @id: the connection's CM ID
+ * @pd: protection domain for the QP
+ * @attr: QP attributes as rdma_create_qp() takes them
+ * @side: server or client
+ *
+ * Stands in for rdma_create_qp(). Asks for the configured inline size
+ * and steps down after each refusal, restoring all of @attr before
+ * every attempt (rdma_create_qp() may change it even when it fails).
+ * With nothing to ask for, it is exactly one rdma_create_qp() call
+ * with @attr as given. On success @attr holds what the device wrote
+ * back, as after rdma_create_qp(), and @wi is listed in debugfs.
+ *
+ * Return: 0, or the error of the last attempt, which asked for no
+ * inline data.
+ */
+int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
+				 struct rdma_cm_id *id, struct ib_pd *pd,
+				 struct ib_qp_init_attr *attr,
+				 enum rpcrdma_wqe_inline_side side)
+{
+	u32 vendor_id = id->device->attrs.vendor_id;
+	u32 want = rpcrdma_wqe_inline_want(side);
+	struct rpcrdma_wqe_inline_memo memo;
+	struct ib_qp_init_attr orig;
+	u32 size;
+	int ret;
+
+	wi->side = side;
+	wi->attempts = 0;
+	if (!want) {
+		size = attr->cap.max_inline_data;
+		ret = rpcrdma_wqe_inline_try(wi, id, pd, attr, size);
+		if (ret)
+			return ret;
+		wi->asked = size;
+		wi->reported = attr->cap.max_inline_data;
+		wi->max = 0;
+		goto out;
+	}
+
+	rpcrdma_wqe_inline_memo_get(id->device, &memo);
+	size = rpcrdma_wqe_inline_first_size(vendor_id, want, &memo);
+	orig = *attr;
+	for (;;) {
+		*attr = orig;
+		attr->cap.max_inline_data = size;
+		ret = rpcrdma_wqe_inline_try(wi, id, pd, attr, size);
+		if (!ret || !size)
+			break;
+		size = rpcrdma_wqe_inline_next_size(vendor_id, size);
+	}
+	if (ret)
+		return ret;
+	rpcrdma_wqe_inline_memo_set(id->device, want, size);
+	wi->asked = size;
+	wi->reported = attr->cap.max_inline_data;
+	wi->max = rpcrdma_wqe_inline_usable(size, wi->reported);
+
+out:
+	memcpy(&wi->peer, &id->route.addr.dst_addr, sizeof(wi->peer));
+	strscpy(wi->device, dev_name(&id->device->dev), sizeof(wi->device));
+	atomic_long_set(&wi->n_inline, 0);
+	atomic_long_set(&wi->n_byref, 0);
+	trace_rpcrdma_wqe_inline_granted(wi);
+
+	spin_lock(&rpcrdma_wqe_inline_conns_lock);
+	hlist_add_head(&wi->node, &rpcrdma_wqe_inline_conns);
+	spin_unlock(&rpcrdma_wqe_inline_conns_lock);
+	return 0;
+}
+
+/**
+ * rpcrdma_wqe_inline_release - take a connection off the debugfs list
+ * @wi: the connection's inline state
+ *
+ * Call before freeing the structure that embeds @wi. Does nothing if
+ * rpcrdma_wqe_inline_create_qp() did not succeed on it.
+ */
+void rpcrdma_wqe_inline_release(struct rpcrdma_wqe_inline *wi)
+{
+	if (hlist_unhashed(&wi->node))
+		return;
+	trace_rpcrdma_wqe_inline_release(wi);
+	spin_lock(&rpcrdma_wqe_inline_conns_lock);
+	hlist_del_init(&wi->node);
+	spin_unlock(&rpcrdma_wqe_inline_conns_lock);
+}
+
+/**
+ * rpcrdma_wqe_inline_posting - count a Send WR that is about to be posted
+ * @wi: the connection's inline state
+ * @send_wr: the Send WR, with its send_flags final
+ * @len: the inline length, or why the Send is not inline (negative errno)
+ *
+ * Called immediately before ib_post_send(): the WR is not read after
+ * it is posted.
+ */
+void rpcrdma_wqe_inline_posting(struct rpcrdma_wqe_inline *wi,
+				const struct ib_send_wr *send_wr, int len)
+{
+	if (send_wr->send_flags & IB_SEND_INLINE)
+		atomic_long_inc(&wi->n_inline);
+	else
+		atomic_long_inc(&wi->n_byref);
+	trace_rpcrdma_wqe_inline_post(wi, send_wr, len);
+}
+
+static struct dentry *rpcrdma_wqe_inline_debugfs;
+
+static int connections_show(struct seq_file *m, void *v)
+{
+	struct rpcrdma_wqe_inline *wi;
+
+	spin_lock(&rpcrdma_wqe_inline_conns_lock);
+	hlist_for_each_entry(wi, &rpcrdma_wqe_inline_conns, node)
+		seq_printf(m, "%s peer=%pISpc device=%s asked=%u granted=%u max=%u attempts=%u inline=%ld byref=%ld\n",
+			   wi->side == RPCRDMA_WQE_INLINE_SERVER ?
+			   "server" : "client",
+			   &wi->peer, wi->device, wi->asked, wi->reported,
+			   wi->max, wi->attempts,
+			   atomic_long_read(&wi->n_inline),
+			   atomic_long_read(&wi->n_byref));
+	spin_unlock(&rpcrdma_wqe_inline_conns_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(connections);
+
+static int devices_show(struct seq_file *m, void *v)
+{
+	struct rpcrdma_wqe_inline_dev *dev;
+
+	mutex_lock(&rpcrdma_wqe_inline_devs_lock);
+	list_for_each_entry(dev, &rpcrdma_wqe_inline_devs, list)
+		seq_printf(m, "%s want=%u accepted=%u\n", dev->name,
+			   dev->memo.want, dev->memo.accepted);
+	mutex_unlock(&rpcrdma_wqe_inline_devs_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(devices);
+
+/**
+ * rpcrdma_wqe_inline_init - set up rpcrdma-inline when rpcrdma loads
+ *
+ * Return: 0 or a negative errno; rpcrdma does not load on failure.
+ */
+int rpcrdma_wqe_inline_init(void)
+{
+	struct dentry *dir;
+	int ret;
+
+	ret = ib_register_client(&rpcrdma_wqe_inline_ib_client);
+	if (ret)
+		return ret;
+
+	/* debugfs is for people: rpcrdma works without it */
+	dir = debugfs_create_dir("rpcrdma_inline", NULL);
+	debugfs_create_file("connections", 0400, dir, NULL, &connections_fops);
+	debugfs_create_file("devices", 0400, dir, NULL, &devices_fops);
+	rpcrdma_wqe_inline_debugfs = dir;
+
+	pr_info("rpcrdma-inline %s: inline_size=%u server_inline=%d client_inline=%d\n",
+		RPCRDMA_INLINE_VERSION, READ_ONCE(rpcrdma_wqe_inline_size),
+		READ_ONCE(rpcrdma_wqe_inline_server),
+		READ_ONCE(rpcrdma_wqe_inline_client));
+	return 0;
+}
+
+/**
+ * rpcrdma_wqe_inline_exit - tear down rpcrdma-inline when rpcrdma unloads
+ */
+void rpcrdma_wqe_inline_exit(void)
+{
+	struct rpcrdma_wqe_inline_dev *dev, *next;
+
+	debugfs_remove_recursive(rpcrdma_wqe_inline_debugfs);
+	ib_unregister_client(&rpcrdma_wqe_inline_ib_client);
+
+	mutex_lock(&rpcrdma_wqe_inline_devs_lock);
+	list_for_each_entry_safe(dev, next, &rpcrdma_wqe_inline_devs, list) {
+		list_del(&dev->list);
+		kfree(dev);
+	}
+	mutex_unlock(&rpcrdma_wqe_inline_devs_lock);
+}

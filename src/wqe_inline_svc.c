@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * rpcrdma-inline, server side: post small svcrdma Sends inline.
+ */
+
+#include <linux/sunrpc/svc_rdma.h>
+
+#include "rpcrdma_wqe_inline.h"
+
+/**
+ * rpcrdma_wqe_inline_svc_prepare - choose how a server Send is posted
+ * @rdma: the connection
+ * @ctxt: the send context, about to be posted
+ * @alone: the Send WR is the only WR of its ib_post_send(), and no
+ *	   chunk data was written for this Reply
+ *
+ * Called immediately before ib_post_send(), after the transport header
+ * buffer was synced through ctxt->sc_sges[0], which keeps its DMA
+ * address. The Send goes inline when it is @alone, the whole message
+ * is in the transport header buffer, and it fits in what the QP was
+ * granted; the inline SGE then carries the buffer's kernel virtual
+ * address. sg_list and send_flags are set afresh on every post: the
+ * context is reused, and must not be touched once posted.
+ */
+void rpcrdma_wqe_inline_svc_prepare(struct svcxprt_rdma *rdma,
+				    struct svc_rdma_send_ctxt *ctxt,
+				    bool alone)
+{
+	struct rpcrdma_wqe_inline *wi = &rdma->sc_wqe_inline;
+	struct ib_send_wr *send_wr = &ctxt->sc_send_wr;
+	const struct rpcrdma_wqe_inline_buf buf = {
+		.dma	= ctxt->sc_sges[0].addr,
+		.va	= ctxt->sc_xprt_buf,
+		.len	= rdma->sc_max_req_size,
+	};
+	int len = -EOPNOTSUPP;
+
+	send_wr->sg_list = ctxt->sc_sges;
+	send_wr->send_flags &= ~IB_SEND_INLINE;
+	if (alone && wi->max)
+		len = rpcrdma_wqe_inline_map_sges(ctxt->sc_sges,
+						  send_wr->num_sge, &buf, 1,
+						  wi->max,
+						  &ctxt->sc_wqe_inline_sge, 1);
+	if (len >= 0) {
+		send_wr->sg_list = &ctxt->sc_wqe_inline_sge;
+		send_wr->send_flags |= IB_SEND_INLINE;
+	}
+	rpcrdma_wqe_inline_posting(wi, send_wr, len);
+}
+
+/**
+ * rpcrdma_wqe_inline_svc_chunks - whether RDMA Writes carried Reply data
+ * @rctxt: the Call's receive context, with its Write list and Reply chunk
+ *
+ * For kernels that post chunk RDMA Writes in their own ib_post_send()
+ * ahead of the Send (6.1): such a Reply is posted by reference, as
+ * later kernels do when the Writes precede the Send in one WR chain.
+ *
+ * Return: true when a Reply chunk or a Write chunk with payload was used.
+ */
+bool rpcrdma_wqe_inline_svc_chunks(const struct svc_rdma_recv_ctxt *rctxt)
+{
+	const struct svc_rdma_chunk *chunk;
+
+	if (!pcl_is_empty(&rctxt->rc_reply_pcl))
+		return true;
+	pcl_for_each_chunk(chunk, &rctxt->rc_write_pcl)
+		if (chunk->ch_payload_length)
+			return true;
+	return false;
+}

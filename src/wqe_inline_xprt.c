@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * rpcrdma-inline, client side: post small xprtrdma Calls inline.
+ */
+
+#include "xprt_rdma.h"
+
+#include "rpcrdma_wqe_inline.h"
+
+/* @rb as a buffer with a known kernel virtual address, if it is mapped */
+static void rpcrdma_wqe_inline_regbuf(struct rpcrdma_regbuf *rb,
+				      struct rpcrdma_wqe_inline_buf *buf)
+{
+	if (!rb || !rpcrdma_regbuf_is_mapped(rb)) {
+		buf->va = NULL;
+		return;
+	}
+	buf->dma = rdmab_addr(rb);
+	buf->va = rdmab_data(rb);
+	buf->len = rdmab_length(rb);
+}
+
+/**
+ * rpcrdma_wqe_inline_xprt_prepare - choose how a client Call is posted
+ * @ep: the connection's endpoint
+ * @req: the Call, about to be posted
+ * @alone: its Send WR is the only WR of its ib_post_send()
+ *
+ * Called immediately before ib_post_send(). The Call goes inline when
+ * it is @alone, no SGE points into a mapped page (sc_unmap_count is
+ * zero, so every SGE lies in the transport header buffer rl_rdmabuf or
+ * the pulled-up message in rl_sendbuf), and it fits in what the QP was
+ * granted; the inline SGEs then carry kernel virtual addresses, while
+ * the send context's SGEs keep the DMA addresses. sg_list and
+ * send_flags are set afresh on every post: rl_wr persists between
+ * Calls.
+ */
+void rpcrdma_wqe_inline_xprt_prepare(struct rpcrdma_ep *ep,
+				     struct rpcrdma_req *req, bool alone)
+{
+	struct rpcrdma_wqe_inline *wi = &ep->re_wqe_inline;
+	struct rpcrdma_sendctx *sc = req->rl_sendctx;
+	struct ib_send_wr *send_wr = &req->rl_wr;
+	struct rpcrdma_wqe_inline_buf bufs[2];
+	int len = -EOPNOTSUPP;
+
+	send_wr->sg_list = sc->sc_sges;
+	send_wr->send_flags &= ~IB_SEND_INLINE;
+	if (alone && wi->max && !sc->sc_unmap_count) {
+		rpcrdma_wqe_inline_regbuf(req->rl_rdmabuf, &bufs[0]);
+		rpcrdma_wqe_inline_regbuf(req->rl_sendbuf, &bufs[1]);
+		len = rpcrdma_wqe_inline_map_sges(sc->sc_sges,
+						  send_wr->num_sge,
+						  bufs, ARRAY_SIZE(bufs),
+						  wi->max,
+						  req->rl_wqe_inline_sge,
+						  ARRAY_SIZE(req->rl_wqe_inline_sge));
+	}
+	if (len >= 0) {
+		send_wr->sg_list = req->rl_wqe_inline_sge;
+		send_wr->send_flags |= IB_SEND_INLINE;
+	}
+	rpcrdma_wqe_inline_posting(wi, send_wr, len);
+}

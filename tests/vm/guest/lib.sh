@@ -1,0 +1,167 @@
+#!/bin/bash
+# Helpers for scripts that run inside a tests/vm guest (source this file).
+# No systemd, no udev, no network device: rxe runs on a dummy netdev and the
+# NFS server daemons are started by hand.
+#
+#   rxe_up ADDR                 rdma_rxe on dummy0 with ADDR/24 (rxe0)
+#   rxe_down                    remove rxe0 and dummy0
+#   nfs_server_start EXPORTDIR  rpcbind, exportfs, mountd, statd, nfsd with
+#                               an RDMA listener on port $NFS_RDMA_PORT
+#   nfs_server_stop
+#   nfs_mount VERS MOUNTPOINT [OPTS]   mount $NFS_SERVER:$NFS_EXPORT over RDMA
+#   nfs_umount [MOUNTPOINT]
+#   check_proto_rdma MOUNTPOINT        /proc/self/mountstats says proto=rdma
+#   data_roundtrip DIR MIB             write MIB MiB with O_DIRECT 4 KiB, read back, cmp
+#   check NAME COMMAND [ARGS...]       run COMMAND, print "ok N - NAME" or "not ok N - NAME"
+#   tap_done                           print the plan; fail if any check failed
+# Scripts using these run under `set -euo pipefail`.
+
+NFS_RDMA_PORT=${NFS_RDMA_PORT:-20049}
+NFS_EXPORT_OPTS=${NFS_EXPORT_OPTS:-rw,no_root_squash,insecure,fsid=1}
+NFS_THREADS=${NFS_THREADS:-4}
+NFS_SERVER=${NFS_SERVER:-}
+NFS_EXPORT=${NFS_EXPORT:-}
+RXE_DEV=${RXE_DEV:-rxe0}
+RXE_NETDEV=${RXE_NETDEV:-dummy0}
+NFS_MOUNTPOINT=''
+TAP_N=0
+TAP_FAILED=0
+
+lib_log() { echo "lib: $*" >&2; }
+
+# ---------------------------------------------------------------- TAP
+check() { # NAME COMMAND [ARGS...]
+	local name=$1
+	shift
+	TAP_N=$((TAP_N + 1))
+	if "$@"; then
+		echo "ok $TAP_N - $name"
+	else
+		echo "not ok $TAP_N - $name"
+		TAP_FAILED=$((TAP_FAILED + 1))
+	fi
+	return 0
+}
+
+tap_done() {
+	echo "1..$TAP_N"
+	if ((TAP_FAILED > 0)); then
+		echo "# $TAP_FAILED of $TAP_N checks failed"
+		return 1
+	fi
+	echo "# all $TAP_N checks passed"
+}
+
+# ---------------------------------------------------------------- rxe
+rxe_up() { # ADDR
+	local addr=${1:?rxe_up ADDR}
+	modprobe rdma_rxe
+	# Loading dummy by itself would create dummy0 (numdummies=1).
+	modprobe dummy numdummies=0 2>/dev/null || true
+	ip link show "$RXE_NETDEV" >/dev/null 2>&1 || ip link add "$RXE_NETDEV" type dummy
+	ip link set "$RXE_NETDEV" up
+	ip addr add "$addr/24" dev "$RXE_NETDEV"
+	rdma link add "$RXE_DEV" type rxe netdev "$RXE_NETDEV"
+
+	for _ in $(seq 50); do
+		rdma link show "$RXE_DEV/1" 2>/dev/null | grep -q 'state ACTIVE' && break
+		sleep 0.1
+	done
+	rdma link show "$RXE_DEV/1" | grep -q 'state ACTIVE' || {
+		lib_log "$RXE_DEV did not become ACTIVE"
+		return 1
+	}
+	NFS_SERVER=${NFS_SERVER:-$addr}
+	lib_log "rxe up: $(rdma link show "$RXE_DEV/1")"
+}
+
+rxe_down() {
+	rdma link delete "$RXE_DEV" 2>/dev/null || true
+	ip link del "$RXE_NETDEV" 2>/dev/null || true
+	modprobe -r rdma_rxe 2>/dev/null || true
+}
+
+# ---------------------------------------------------------------- NFS server
+nfs_server_start() { # EXPORTDIR
+	local dir=${1:?nfs_server_start EXPORTDIR}
+	modprobe nfsd
+	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd
+	mkdir -p /run/rpcbind /var/lib/nfs/sm /var/lib/nfs/sm.bak /var/lib/nfs/v4recovery
+	pidof rpcbind >/dev/null || rpcbind
+	: >/etc/exports
+	exportfs -o "$NFS_EXPORT_OPTS" "*:$dir"
+	pidof rpc.mountd >/dev/null || rpc.mountd
+	# NFSv3 mounts without nolock want statd.
+	pidof rpc.statd >/dev/null || rpc.statd --no-notify
+	# Short lease and grace, before the first thread starts; then end the
+	# grace period at once, or NFSv4 OPENs wait out 90 s of it.
+	echo 10 >/proc/fs/nfsd/nfsv4leasetime 2>/dev/null || true
+	echo 10 >/proc/fs/nfsd/nfsv4gracetime 2>/dev/null || true
+	rpc.nfsd "$NFS_THREADS"
+	echo "rdma $NFS_RDMA_PORT" >/proc/fs/nfsd/portlist
+	echo Y >/proc/fs/nfsd/v4_end_grace 2>/dev/null || true
+	NFS_EXPORT=$dir
+	lib_log "nfsd listening on: $(tr '\n' ' ' </proc/fs/nfsd/portlist)"
+}
+
+nfs_server_stop() {
+	local p
+	exportfs -ua 2>/dev/null || true
+	rpc.nfsd 0 2>/dev/null || true
+	for p in rpc.mountd rpc.statd rpcbind; do
+		# shellcheck disable=SC2046 # pidof prints a list of pids
+		kill $(pidof "$p") 2>/dev/null || true
+	done
+}
+
+# ---------------------------------------------------------------- NFS client
+nfs_mount() { # VERS MOUNTPOINT [OPTS]
+	local vers=${1:?nfs_mount VERS MOUNTPOINT} mp=${2:?nfs_mount VERS MOUNTPOINT} opts=${3:-}
+	[[ -n $NFS_SERVER && -n $NFS_EXPORT ]] || {
+		lib_log "nfs_mount: run rxe_up and nfs_server_start first (or set NFS_SERVER, NFS_EXPORT)"
+		return 1
+	}
+	mkdir -p "$mp"
+	mount -t nfs -o "rdma,port=$NFS_RDMA_PORT,vers=$vers${opts:+,$opts}" "$NFS_SERVER:$NFS_EXPORT" "$mp"
+	NFS_MOUNTPOINT=$mp
+}
+
+nfs_umount() { # [MOUNTPOINT]
+	local mp=${1:-$NFS_MOUNTPOINT}
+	[[ -n $mp ]] || return 0
+	umount "$mp"
+}
+
+check_proto_rdma() { # MOUNTPOINT
+	local mp=${1:?check_proto_rdma MOUNTPOINT}
+	awk -v mp="$mp" '
+		$1 == "device" { inmp = ($5 == mp && $7 == "fstype" && $8 ~ /^nfs/) }
+		inmp && $1 == "opts:" && $2 ~ /(^|,)proto=rdma(,|$)/ { found = 1 }
+		END { exit !found }' /proc/self/mountstats
+}
+
+data_roundtrip() { # DIR MIB: O_DIRECT 4 KiB writes then reads; compare every byte
+	local dir=${1:?data_roundtrip DIR MIB} mib=${2:?data_roundtrip DIR MIB}
+	local want=$((mib * 1024 * 1024)) src back got
+	src=$(mktemp /tmp/roundtrip.src.XXXXXX)
+	back=$(mktemp /tmp/roundtrip.back.XXXXXX)
+	head -c "$want" /dev/urandom >"$src"
+	if ! dd if="$src" of="$dir/roundtrip.bin" bs=4k oflag=direct status=none ||
+		! dd if="$dir/roundtrip.bin" of="$back" bs=4k iflag=direct status=none; then
+		lib_log "data_roundtrip: dd failed"
+		rm -f "$src" "$back"
+		return 1
+	fi
+	got=$(stat -c %s "$back")
+	if [[ $got -ne $want ]]; then
+		lib_log "data_roundtrip: read back $got bytes, wrote $want"
+		rm -f "$src" "$back"
+		return 1
+	fi
+	if ! cmp "$src" "$back"; then
+		rm -f "$src" "$back"
+		return 1
+	fi
+	lib_log "data_roundtrip: $got bytes compared equal"
+	rm -f "$src" "$back" "$dir/roundtrip.bin"
+}
