@@ -27,7 +27,11 @@ NFS_MOUNTPOINT=''
 TAP_N=0
 TAP_FAILED=0
 
-lib_log() { echo "lib: $*" >&2; }
+lib_log() {
+	local up _
+	read -r up _ </proc/uptime
+	echo "lib: [$up] $*" >&2
+}
 
 # ---------------------------------------------------------------- TAP
 check() { # NAME COMMAND [ARGS...]
@@ -122,8 +126,10 @@ nfs_mount() { # VERS MOUNTPOINT [OPTS]
 		return 1
 	}
 	mkdir -p "$mp"
+	lib_log "mounting $NFS_SERVER:$NFS_EXPORT on $mp (vers=$vers over rdma)"
 	mount -t nfs -o "rdma,port=$NFS_RDMA_PORT,vers=$vers${opts:+,$opts}" "$NFS_SERVER:$NFS_EXPORT" "$mp"
 	NFS_MOUNTPOINT=$mp
+	lib_log "mounted $mp"
 }
 
 nfs_umount() { # [MOUNTPOINT]

@@ -1,0 +1,64 @@
+#!/bin/bash
+# Helpers for the host-side tests (source this file).
+#
+#   export_tree DEST        copy the tracked and untracked-but-not-ignored
+#                           files of the work tree to DEST, as a package would
+#   image_dir DIST          the cached guest image of DIST (built on first use)
+#   image_kver DIR SERIES   the kernel version of SERIES (6.1, 6.12, 7.3) in DIR
+#   image_dist SERIES       the Debian release that carries SERIES
+#   tap_ok / tap_fail NAME  TAP lines, counted by tap_end
+#   expect NAME CMD...      tap_ok when CMD succeeds, else tap_fail
+#   tap_end                 fail (return 1) if any check failed
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export REPO
+TAP_N=0
+TAP_FAILED=0
+
+export_tree() {
+	local dest=$1
+	mkdir -p "$dest"
+	(cd "$REPO" && git ls-files -z -co --exclude-standard |
+		tar --null -T - -cf -) | tar -xf - -C "$dest"
+}
+
+image_dist() {
+	case $1 in
+	6.1 | 6.12) echo bookworm ;;
+	7.*) echo trixie ;;
+	*) echo "no image carries kernel series $1" >&2; return 1 ;;
+	esac
+}
+
+image_dir() {
+	"$REPO/tests/vm/build-image.sh" "$1" | tail -n 1
+}
+
+image_kver() {
+	local kver
+	kver=$(awk -v s="$2" '$3 == s { print $1 }' "$1/kernels")
+	[ -n "$kver" ] || { echo "no kernel of series $2 in $1" >&2; return 1; }
+	echo "$kver"
+}
+
+tap_ok() {
+	TAP_N=$((TAP_N + 1))
+	echo "ok $TAP_N - $1"
+}
+
+tap_fail() {
+	TAP_N=$((TAP_N + 1))
+	TAP_FAILED=$((TAP_FAILED + 1))
+	echo "not ok $TAP_N - $1"
+}
+
+expect() {
+	local name=$1
+	shift
+	if "$@"; then tap_ok "$name"; else tap_fail "$name"; fi
+}
+
+tap_end() {
+	echo "1..$TAP_N"
+	[ "$TAP_FAILED" -eq 0 ]
+}

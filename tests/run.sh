@@ -1,0 +1,67 @@
+#!/bin/bash
+# The test command: run a tier of the suite and end with "N passed, N failed".
+#
+#   tests/run.sh quick   unit, style, bad input, the 6.1 build and guest
+#   tests/run.sh full    all of it: builds and guests for 6.1, 6.12 and 7.3,
+#                        and the packaging tests
+#   tests/run.sh NAME... only the named tests (see the lists below)
+#
+# Guest images are built on first use and cached outside the repo
+# (tests/vm/README.md). Each test's output goes to build/test-logs/NAME.log.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+logs="${RPCRDMA_INLINE_OUT:-$repo/build/test-logs}"
+export RPCRDMA_INLINE_OUT=$logs
+
+quick=(unit style bad-input build-6.1 guest-6.1)
+full=(unit style bad-input build-6.1 build-6.12 build-7.3
+	packaging guest-6.1 guest-6.12 guest-7.3)
+
+command_of() {
+	case $1 in
+	unit) echo "$here/test-unit.sh" ;;
+	style) echo "$here/test-style.sh" ;;
+	bad-input) echo "$here/test-bad-input.sh" ;;
+	build-*) echo "$here/test-build.sh ${1#build-}" ;;
+	guest-*) echo "$here/test-guest.sh ${1#guest-}" ;;
+	packaging) echo "$here/packaging/run.sh" ;;
+	*) return 1 ;;
+	esac
+}
+
+case ${1:-quick} in
+quick) tests=("${quick[@]}") ;;
+full) tests=("${full[@]}") ;;
+*) tests=("$@") ;;
+esac
+for t in "${tests[@]}"; do
+	command_of "$t" >/dev/null || {
+		echo "unknown test '$t'; known: ${full[*]}" >&2
+		exit 2
+	}
+done
+
+"$here/install-host-deps.sh"
+mkdir -p "$logs"
+passed=0
+failed=0
+start=$SECONDS
+for t in "${tests[@]}"; do
+	t0=$SECONDS
+	read -ra cmd <<<"$(command_of "$t")"
+	if "${cmd[@]}" >"$logs/$t.log" 2>&1; then
+		passed=$((passed + 1))
+		echo "ok $((passed + failed)) - $t ($((SECONDS - t0)) s)"
+	else
+		failed=$((failed + 1))
+		echo "not ok $((passed + failed)) - $t ($((SECONDS - t0)) s)"
+		grep -E '^not ok|error|rpcrdma-inline:' "$logs/$t.log" | head -n 20 | sed 's/^/#   /'
+		tail -n 15 "$logs/$t.log" | sed 's/^/#   /'
+	fi
+	grep -E '^# ' "$logs/$t.log" | grep -E 'took|inline=|granted|attempts' | head -n 20 | sed 's/^/#   /' || true
+done
+echo "# suite took $((SECONDS - start)) s; logs in $logs"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,41 @@
+#!/bin/bash
+# The project's own C passes checkpatch --strict (from the kernel's source
+# tarball in the guest image), and its shell scripts pass shellcheck.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+img=$(image_dir bookworm)
+tools="${RPCRDMA_INLINE_CACHE:-/var/cache/rpcrdma-inline}/checkpatch"
+if [ ! -f "$tools/scripts/checkpatch.pl" ]; then
+	mkdir -p "$tools"
+	tar -xf "$img/rootfs/usr/src/linux-source-6.12.tar.xz" -C "$tools" \
+		--strip-components=1 --wildcards '*/scripts/checkpatch.pl' \
+		'*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch'
+fi
+
+cd "$REPO"
+mapfile -t cfiles < <(git ls-files -co --exclude-standard -- \
+	'src/*.c' 'src/*.h' 'include/*.h' 'tests/*.c' 'tests/*.h')
+out=$(perl "$tools/scripts/checkpatch.pl" --no-tree --strict --terse -q \
+	--show-types -f "${cfiles[@]}" || true)
+bad=$(printf '%s\n' "$out" | grep -E ': (ERROR|WARNING|CHECK):' || true)
+if [ -z "$bad" ]; then
+	tap_ok "checkpatch --strict: ${#cfiles[@]} C files clean"
+else
+	printf '%s\n' "$bad"
+	tap_fail "checkpatch --strict: $(printf '%s\n' "$bad" | wc -l) findings"
+fi
+
+mapfile -t shfiles < <(git ls-files -co --exclude-standard |
+	while read -r f; do
+		case $f in
+		*.sh | .ci/run | scripts/rpcrdma-inline) echo "$f" ;;
+		esac
+	done)
+if shellcheck -x "${shfiles[@]}"; then
+	tap_ok "shellcheck: ${#shfiles[@]} scripts clean"
+else
+	tap_fail "shellcheck"
+fi
+tap_end
