@@ -19,7 +19,9 @@ export_tree() {
 	local dest=$1
 	mkdir -p "$dest"
 	(cd "$REPO" && git ls-files -z -co --exclude-standard |
-		tar --null -T - -cf -) | tar -xf - -C "$dest"
+		while IFS= read -r -d '' f; do
+			[ -e "$f" ] && printf '%s\0' "$f"
+		done | tar --null -T - -cf -) | tar -xf - -C "$dest"
 }
 
 image_dist() {

@@ -66,3 +66,45 @@ unload_rpcrdma() {
 	done
 	modprobe -r rpcrdma
 }
+
+# Wait until no connection is listed any more (after umount)
+conns_gone() {
+	local _
+	for _ in $(seq 80); do
+		[ -s "$CONNS" ] || return 0
+		sleep 0.25
+	done
+	log "connections still listed: $(tr '\n' ';' <"$CONNS")"
+	return 1
+}
+
+# Count each post of SIDE, inline or not, in a tracepoint histogram
+HIST=/sys/kernel/tracing/events/rpcrdma_inline/rpcrdma_wqe_inline_post
+hist_start() {
+	echo 'hist:keys=side,inlined' >>"$HIST/trigger"
+}
+
+hist_stop() {
+	echo '!hist:keys=side,inlined' >>"$HIST/trigger" 2>/dev/null || true
+}
+
+# hist_count SIDE INLINED: SIDE 0 server, 1 client; INLINED 0 or 1
+hist_count() {
+	awk -v s="$1" -v i="$2" '
+		/^\{/ { gsub(/[{},:]/, " "); n = 0
+			for (f = 1; f <= NF; f++) {
+				if ($f == "side") side = $(f + 1)
+				if ($f == "inlined") inl = $(f + 1)
+				if ($f == "hitcount") n = $(f + 1)
+			}
+			if (side == s && inl == i) total += n }
+		END { print total + 0 }' "$HIST/hist"
+}
+
+# The Sends the RDMA driver saw, counted by tests/modules/inline_limit.ko
+driver_sends() {
+	cat "/sys/module/inline_limit/parameters/sends_$1"
+}
+
+GUEST_MODULES=/src/build/guest-modules/$(uname -r)
+export GUEST_MODULES

@@ -164,17 +164,16 @@ apt_cache() { apt-cache "${aptopts[@]}" "$@"; }
 # Print "KVER VERSION" for kernel series $1: the linux-image package whose
 # version equals the linux-source-$1 candidate.
 resolve_series() {
-	local s=$1 ver name re
+	local s=$1 ver name re names
 	ver=$(apt_cache policy "linux-source-$s" | awk '$1 == "Candidate:" { print $2 }')
 	[[ -n $ver && $ver != "(none)" ]] || die "no linux-source-$s in $dist"
 	re="^linux-image-${s//./\\.}(\\.[0-9]+)*(-[0-9]+)?(\\+deb[0-9]+)?-amd64\$"
-	while read -r name; do
-		if apt_cache madison "$name" | awk -F'|' -v v="$ver" '{ gsub(/ /, "", $2) } $2 == v { f = 1 } END { exit !f }'; then
-			echo "${name#linux-image-} $ver"
-			return 0
-		fi
-	done < <(apt_cache pkgnames linux-image- | grep -E "$re" | sort -rV)
-	die "no linux-image for linux-source-$s $ver in $dist"
+	mapfile -t names < <(apt_cache pkgnames linux-image- | grep -E "$re" | sort -rV)
+	((${#names[@]})) || die "no linux-image package of series $s in $dist"
+	name=$(apt_cache madison "${names[@]}" |
+		awk -F'|' -v v="$ver" '{ gsub(/ /, "", $1); gsub(/ /, "", $2) } !f && $2 == v { print $1; f = 1 }')
+	[[ -n $name ]] || die "no linux-image for linux-source-$s $ver in $dist"
+	echo "${name#linux-image-} $ver"
 }
 
 kernels=()   # "KVER VERSION SERIES"

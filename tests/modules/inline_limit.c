@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Test only: make an RDMA device act as one with a given inline data
+ * limit and vendor ID, without rebuilding the kernel, and count the Send
+ * WRs posted to it with and without IB_SEND_INLINE, as the driver sees
+ * them (parameters sends_inline and sends_byref).
+ *
+ *   insmod inline_limit.ko device=rxe0 limit=101 vendor_id=0x8086
+ *
+ * QP creations asking for more than @limit bytes of inline data are
+ * refused with -EINVAL, as irdma, erdma, siw and rxe refuse what exceeds
+ * their limit, and the size written back is capped at @limit (and at
+ * @report, to act as a device that reports less than it was asked). Both the
+ * device's create_qp and post_send ops and its vendor ID are restored on unload, which
+ * must come before the device is removed (the module holds a reference).
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <rdma/ib_verbs.h>
+
+static char *device = "rxe0";
+module_param(device, charp, 0444);
+MODULE_PARM_DESC(device, "RDMA device to wrap (default rxe0)");
+
+static unsigned int limit = UINT_MAX;
+module_param(limit, uint, 0444);
+MODULE_PARM_DESC(limit, "Largest max_inline_data accepted, in bytes (default: any)");
+
+static unsigned int report;
+module_param(report, uint, 0444);
+MODULE_PARM_DESC(report, "Report at most this much inline data back (0: up to limit)");
+
+static unsigned int vendor_id;
+module_param(vendor_id, uint, 0444);
+MODULE_PARM_DESC(vendor_id, "Vendor ID to report (0: keep the device's)");
+
+static atomic_t refused = ATOMIC_INIT(0);
+module_param_named(refused, refused.counter, int, 0444);
+MODULE_PARM_DESC(refused, "QP creations refused so far");
+
+static atomic_t created = ATOMIC_INIT(0);
+module_param_named(created, created.counter, int, 0444);
+MODULE_PARM_DESC(created, "QP creations passed to the device so far");
+
+static atomic_t sends_inline = ATOMIC_INIT(0);
+module_param_named(sends_inline, sends_inline.counter, int, 0444);
+MODULE_PARM_DESC(sends_inline, "Send WRs posted with IB_SEND_INLINE");
+
+static atomic_t sends_byref = ATOMIC_INIT(0);
+module_param_named(sends_byref, sends_byref.counter, int, 0444);
+MODULE_PARM_DESC(sends_byref, "Send WRs posted without IB_SEND_INLINE");
+
+static struct ib_device *wrapped;
+static u32 saved_vendor_id;
+static int (*saved_create_qp)(struct ib_qp *qp,
+			      struct ib_qp_init_attr *attr,
+			      struct ib_udata *udata);
+static int (*saved_post_send)(struct ib_qp *qp,
+			      const struct ib_send_wr *wr,
+			      const struct ib_send_wr **bad_wr);
+
+static int inline_limit_post_send(struct ib_qp *qp,
+				  const struct ib_send_wr *wr,
+				  const struct ib_send_wr **bad_wr)
+{
+	const struct ib_send_wr *w;
+
+	for (w = wr; w; w = w->next) {
+		switch (w->opcode) {
+		case IB_WR_SEND:
+		case IB_WR_SEND_WITH_IMM:
+		case IB_WR_SEND_WITH_INV:
+			if (w->send_flags & IB_SEND_INLINE)
+				atomic_inc(&sends_inline);
+			else
+				atomic_inc(&sends_byref);
+			break;
+		default:
+			break;
+		}
+	}
+	return saved_post_send(qp, wr, bad_wr);
+}
+
+static int inline_limit_create_qp(struct ib_qp *qp,
+				  struct ib_qp_init_attr *attr,
+				  struct ib_udata *udata)
+{
+	int ret;
+
+	if (attr->cap.max_inline_data > limit) {
+		atomic_inc(&refused);
+		return -EINVAL;
+	}
+	ret = saved_create_qp(qp, attr, udata);
+	if (ret)
+		return ret;
+	atomic_inc(&created);
+	if (attr->cap.max_inline_data > limit)
+		attr->cap.max_inline_data = limit;
+	if (report && attr->cap.max_inline_data > report)
+		attr->cap.max_inline_data = report;
+	return 0;
+}
+
+static int __init inline_limit_init(void)
+{
+	wrapped = ib_device_get_by_name(device, RDMA_DRIVER_UNKNOWN);
+	if (!wrapped) {
+		pr_err("no RDMA device named %s\n", device);
+		return -ENODEV;
+	}
+	saved_create_qp = wrapped->ops.create_qp;
+	saved_post_send = wrapped->ops.post_send;
+	saved_vendor_id = wrapped->attrs.vendor_id;
+	if (vendor_id)
+		wrapped->attrs.vendor_id = vendor_id;
+	WRITE_ONCE(wrapped->ops.create_qp, inline_limit_create_qp);
+	WRITE_ONCE(wrapped->ops.post_send, inline_limit_post_send);
+	pr_info("%s: inline data limit %u, vendor ID 0x%x\n", device, limit,
+		wrapped->attrs.vendor_id);
+	return 0;
+}
+
+static void __exit inline_limit_exit(void)
+{
+	WRITE_ONCE(wrapped->ops.post_send, saved_post_send);
+	WRITE_ONCE(wrapped->ops.create_qp, saved_create_qp);
+	wrapped->attrs.vendor_id = saved_vendor_id;
+	ib_device_put(wrapped);
+	pr_info("%s restored: QP creations %d refused, %d passed; Sends %d inline, %d by reference\n",
+		device, atomic_read(&refused), atomic_read(&created),
+		atomic_read(&sends_inline), atomic_read(&sends_byref));
+}
+
+module_init(inline_limit_init);
+module_exit(inline_limit_exit);
+MODULE_DESCRIPTION("Test only: an RDMA device with a given inline limit and vendor ID, counting Sends");
+MODULE_LICENSE("Dual BSD/GPL");
