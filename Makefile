@@ -6,6 +6,7 @@
 #   make check        the whole test suite (README.md)
 #   make check-quick  unit tests, style, one build and one guest kernel
 #   make unit         userspace unit tests only
+#   make demo         boot a guest, mount NFS over soft RoCE, show the counters
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -13,7 +14,7 @@ VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf
 OUT := build/$(KVER)
 TREE := $(OUT)/linux
 
-.PHONY: all modules prepare clean unit check check-quick
+.PHONY: all modules prepare clean unit check check-quick demo
 
 all: modules
 
@@ -40,3 +41,6 @@ check:
 
 check-quick:
 	tests/run.sh quick
+
+demo:
+	scripts/demo.sh

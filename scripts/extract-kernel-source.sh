@@ -31,7 +31,12 @@ else
 	# The tarball's top directory, e.g. linux-source-6.1/
 	top=$(tar -tf "$src" 2>/dev/null | head -n 1 | cut -d/ -f1) || true
 	[ -n "$top" ] || die "cannot read $src as a tar archive."
-	tar -xf "$src" -C "$tmp" --strip-components=1 \
+	# xz decompresses the tarball's blocks in parallel (xz >= 5.4)
+	zargs=()
+	case $src in
+	*.xz) zargs=(--use-compress-program "xz -T0") ;;
+	esac
+	tar "${zargs[@]}" -xf "$src" -C "$tmp" --strip-components=1 \
 		"${members[@]/#/$top/}" ||
 		die "$src does not hold ${members[*]} under $top/."
 fi

@@ -3,6 +3,7 @@
 # install, NFS over soft RoCE with rpcrdma-inline, and back to stock.
 #
 # usage: test-guest.sh SERIES [GUEST_SCRIPT]   (6.1, 6.12 or 7.3)
+# env:   GUEST_PHASES   the phases of tests/guest/suite.sh to run
 #
 # Under TCG a DKMS build inside the guest takes 10 minutes and more, so by
 # default DKMS builds the module in a chroot of the same guest image (the
@@ -56,8 +57,10 @@ if [ "${RPCRDMA_INLINE_GUEST_BUILD:-chroot}" = chroot ]; then
 	echo "# DKMS build in a chroot of the guest image took $((SECONDS - t0)) s"
 fi
 
+envs=()
+[ -z "${GUEST_PHASES:-}" ] || envs=(--env "GUEST_PHASES=$GUEST_PHASES")
 rc=0
-"$REPO/tests/vm/run-guest.sh" --image "$img" --kernel "$kver" \
+"$REPO/tests/vm/run-guest.sh" --image "$img" --kernel "$kver" "${envs[@]}" \
 	--share "$work/src" --out "$out" --script "$script" --quiet \
 	--timeout "${RPCRDMA_INLINE_GUEST_TIMEOUT:-2400}" || rc=$?
 cat "$out/guest.log" 2>/dev/null || true

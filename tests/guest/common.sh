@@ -2,9 +2,11 @@
 # Helpers for the in-guest tests of rpcrdma-inline (source this file after
 # tests/vm/guest/lib.sh).
 #
-#   integrity_workload MNT EXPORTDIR   8 MiB of 4 KiB O_DIRECT writes then
-#                                      reads, and 200 small files; every byte
-#                                      compared through MNT and in EXPORTDIR
+#   integrity_workload MNT EXPORTDIR [MIB] [FILES]
+#                                      8 MiB of 4 KiB O_DIRECT writes then
+#                                      reads, and 200 small files (or MIB and
+#                                      FILES); every byte compared through
+#                                      MNT and in EXPORTDIR
 #   conn_line SIDE                     the debugfs connection line of SIDE
 #   conn_field SIDE KEY                one KEY=VALUE of that line
 #   ours_loaded                        the loaded rpcrdma is rpcrdma-inline
@@ -14,32 +16,36 @@ PKG_VERSION=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' /src/dkms.conf)
 
 log() { echo "# $*"; }
 
+# integrity_workload MNT EXPORTDIR [MIB] [FILES]
 integrity_workload() {
-	local mnt=$1 export=$2 src i fails=0
+	local mnt=$1 export=$2 mib=${3:-8} files=${4:-200} src fails=0
 	src=$(mktemp -d /tmp/wl.XXXXXX)
-	head -c $((8 << 20)) /dev/urandom >"$src/big"
+	head -c $((mib << 20)) /dev/urandom >"$src/big"
 	dd if="$src/big" of="$mnt/big" bs=4k oflag=direct status=none || return 1
 	dd if="$mnt/big" of="$src/big.back" bs=4k iflag=direct status=none || return 1
 	cmp "$src/big" "$src/big.back" || fails=$((fails + 1))
 	cmp "$src/big" "$export/big" || fails=$((fails + 1))
 
+	# Small files of 1 to 8192 bytes, made by one process (exec is dear
+	# under TCG), copied in, compared through the mount and in the export
 	mkdir -p "$src/small" "$mnt/small"
-	for i in $(seq 200); do
-		head -c $((RANDOM % 8192 + 1)) /dev/urandom >"$src/small/f$i"
-	done
+	perl -e 'open(my $r, "<", "/dev/urandom") or die;
+		for my $i (1 .. $ARGV[1]) {
+			read($r, my $buf, 1 + int(rand(8192)));
+			open(my $f, ">", "$ARGV[0]/f$i") or die; print $f $buf; close($f);
+		}' "$src/small" "$files"
 	cp "$src"/small/f* "$mnt/small/"
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	for i in $(seq 200); do
-		cmp -s "$src/small/f$i" "$mnt/small/f$i" || fails=$((fails + 1))
-		cmp -s "$src/small/f$i" "$export/small/f$i" || fails=$((fails + 1))
-	done
+	diff -r "$src/small" "$mnt/small" >/dev/null || fails=$((fails + 1))
+	diff -r "$src/small" "$export/small" >/dev/null || fails=$((fails + 1))
+	[ "$(find "$mnt/small" -type f | wc -l)" -eq "$files" ] || fails=$((fails + 1))
 	rm -rf "$src" "$mnt/big" "$mnt/small"
 	if [ "$fails" -ne 0 ]; then
 		log "integrity: $fails comparisons differ"
 		return 1
 	fi
-	log "integrity: 8 MiB and 200 files compared equal through the mount and in the export"
+	log "integrity: $mib MiB and $files files compared equal through the mount and in the export"
 }
 
 conn_line() {
@@ -108,3 +114,24 @@ driver_sends() {
 
 GUEST_MODULES=/src/build/guest-modules/$(uname -r)
 export GUEST_MODULES
+
+# All Send counts at once: ours per side (debugfs), the tracepoint's, and
+# the driver's, read until two readings a second apart agree (NFS may
+# still post a late RPC or two when a workload ends)
+counts_settled() {
+	local a b _
+	for _ in $(seq 10); do
+		a=$(all_counts)
+		sleep 1
+		b=$(all_counts)
+		[ "$a" = "$b" ] && break
+	done
+	echo "$b"
+}
+
+all_counts() {
+	echo "ours $(conn_field server inline) $(conn_field server byref)" \
+		"$(conn_field client inline) $(conn_field client byref)" \
+		"trace $(hist_count 0 1) $(hist_count 0 0) $(hist_count 1 1) $(hist_count 1 0)" \
+		"driver $(driver_sends inline) $(driver_sends byref)"
+}

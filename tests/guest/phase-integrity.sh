@@ -1,16 +1,70 @@
 #!/bin/bash
 # shellcheck shell=bash
 # Phase of the in-guest suite (sourced by suite.sh): NFSv3 and NFSv4.1 over
-# soft RoCE with rpcrdma-inline, the integrity workload on each.
+# soft RoCE with rpcrdma-inline at inline_size=256. Per version: GETATTR
+# Replies and Calls, WRITE Replies and small WRITE Calls go inline; READ
+# Replies (after their data) and 4 KiB WRITE Calls (REG_MR chained in
+# front) by reference; then the integrity workload. The debugfs counters
+# must agree with the tracepoint and with the Sends the driver saw.
 
-# NFS over soft RoCE
+delta() { # SIDE KEY BEFORE: the counter's growth since BEFORE
+	echo $(($(conn_field "$1" "$2") - $3))
+}
+
 for vers in 3 4.1; do
 	t=$SECONDS
-	nfs_mount "$vers" /mnt
+	insmod "$GUEST_MODULES/inline_limit.ko" device=rxe0
+	hist_start
+	# actimeo=0: every stat of the directory (never delegated) is a GETATTR
+	nfs_mount "$vers" /mnt actimeo=0
 	check "vers=$vers: mountstats shows proto=rdma" check_proto_rdma /mnt
+	check "vers=$vers: 256 bytes granted on rxe, both sides" \
+		test "$(conn_field server max) $(conn_field client max)" = "256 256"
+	head -c 65536 /dev/urandom >/tmp/w
+	cp /tmp/w /mnt/meta
+	sync
+
+	si=$(conn_field server inline) sb=$(conn_field server byref)
+	ci=$(conn_field client inline) cb=$(conn_field client byref)
+	for _ in $(seq 50); do stat /mnt >/dev/null; done
+	log "vers=$vers: 50 GETATTRs: server +$(delta server inline "$si") inline +$(delta server byref "$sb") byref, client +$(delta client inline "$ci") inline +$(delta client byref "$cb") byref"
+	check "vers=$vers: GETATTR Replies went inline" test "$(delta server inline "$si")" -ge 50
+	check "vers=$vers: no metadata Reply went by reference" test "$(delta server byref "$sb")" -eq 0
+	check "vers=$vers: GETATTR Calls went inline" test "$(delta client inline "$ci")" -ge 50
+
+	si=$(conn_field server inline) ci=$(conn_field client inline) cb=$(conn_field client byref)
+	dd if=/tmp/w of=/mnt/w bs=4k count=16 oflag=direct status=none
+	log "vers=$vers: 16 4-KiB WRITEs: server +$(delta server inline "$si") inline, client +$(delta client byref "$cb") byref"
+	check "vers=$vers: WRITE Replies went inline" test "$(delta server inline "$si")" -ge 16
+	check "vers=$vers: 4 KiB WRITE Calls (REG_MR chained) went by reference" test "$(delta client byref "$cb")" -ge 16
+
+	sb=$(conn_field server byref)
+	dd if=/mnt/w of=/tmp/r bs=4k count=16 iflag=direct status=none
+	log "vers=$vers: 16 4-KiB READs: server +$(delta server byref "$sb") byref"
+	check "vers=$vers: READ Replies, after their data, went by reference" test "$(delta server byref "$sb")" -ge 16
+	check "vers=$vers: 4 KiB blocks read back equal" cmp -n 65536 /tmp/w /tmp/r
+
+	ci=$(conn_field client inline)
+	head -c 256 /dev/urandom >/tmp/small
+	dd if=/tmp/small of=/mnt/small bs=16 count=16 oflag=direct status=none
+	log "vers=$vers: 16 16-byte WRITEs: client +$(delta client inline "$ci") inline"
+	check "vers=$vers: small WRITE Calls went inline" test "$(delta client inline "$ci")" -ge 16
+	check "vers=$vers: small writes landed equal" cmp /tmp/small /export/small
+	rm -f /mnt/meta /mnt/w /mnt/small
+
 	check "vers=$vers: integrity workload compares equal" integrity_workload /mnt /export
-	log "vers=$vers: $(tr '\n' ';' <"$CONNS")"
+	read -r _ s_in s_br c_in c_br _ t_sin t_sbr t_cin t_cbr _ d_in d_br <<<"$(counts_settled)"
+	log "vers=$vers: Sends in all: server $s_in inline, $s_br by reference; client $c_in inline, $c_br by reference"
+	log "vers=$vers: tracepoint: server $t_sin/$t_sbr, client $t_cin/$t_cbr; driver: $d_in inline, $d_br by reference"
+	check "vers=$vers: the tracepoint agrees with the server's counters" \
+		test "$t_sin $t_sbr" = "$s_in $s_br"
+	check "vers=$vers: the tracepoint agrees with the client's counters" \
+		test "$t_cin $t_cbr" = "$c_in $c_br"
+	check "vers=$vers: the driver saw as many inline Sends" test "$d_in" = $((s_in + c_in))
+	check "vers=$vers: the driver saw as many Sends by reference" test "$d_br" = $((s_br + c_br))
+	hist_stop
 	nfs_umount /mnt
+	check "vers=$vers: connections leave the list" conns_gone
+	rmmod inline_limit
 	log "vers=$vers took $((SECONDS - t)) s"
 done
-

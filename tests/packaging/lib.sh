@@ -5,8 +5,9 @@
 #   pkg_version              PACKAGE_VERSION of dkms.conf
 #   pkg_export TREE          export_tree, but skipping files deleted from
 #                            the work tree and not yet from git
-#   build_scripts TREE       the scripts/*.sh that 'make' runs in TREE: those
-#                            the Makefile names, and those they name, in turn
+#   build_scripts TREE       the scripts/*.sh that 'make' (DKMS's MAKE line,
+#                            default target) runs in TREE: those in its
+#                            commands (make -n), and those they name, in turn
 #   expected_dkms_files TREE the files, relative to /usr/src/NAME-VERSION,
 #                            that the DKMS source tree must hold, sorted
 #   expect_eq NAME WANT GOT  tap_ok when equal, else tap_fail showing both
@@ -35,7 +36,8 @@ pkg_export() {
 build_scripts() {
 	local tree=$1 s n
 	local -a todo seen=()
-	mapfile -t todo < <(grep -oE 'scripts/[A-Za-z0-9_.-]+\.sh' "$tree/Makefile" |
+	mapfile -t todo < <(make -s -C "$tree" -n MAKE=true KVER=0.0.0-test \
+		KDIR=/nonexistent 2>/dev/null | grep -oE 'scripts/[A-Za-z0-9_.-]+\.sh' |
 		sed 's,^scripts/,,' | sort -u)
 	while [ ${#todo[@]} -gt 0 ]; do
 		s=${todo[0]}

@@ -134,6 +134,9 @@ expect_grep "postinst runs dkms's common.postinst on configure" \
 	'^[[:space:]]*\$DKMS_POSTINST \$DKMS_NAME \$DKMS_VERSION' "$postinst"
 expect_grep "postinst looks for /usr/lib/dkms/common.postinst" \
 	'/usr/lib/dkms/common\.postinst' "$postinst"
+expect_eq "postinst first names missing kernel sources (find-kernel-source.sh), then runs dkms" \
+	"find-kernel-source.sh|dh_dkms" \
+	"$(grep -oE 'find-kernel-source\.sh|dh_dkms' <<<"$postinst" | uniq | paste -sd '|')"
 if [ -f /usr/lib/dkms/common.postinst ]; then
 	common=$(cat /usr/lib/dkms/common.postinst)
 	ok=1

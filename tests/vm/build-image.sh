@@ -63,7 +63,7 @@ self=$(readlink -f "${BASH_SOURCE[0]}")
 cache=${RPCRDMA_INLINE_CACHE:-/var/cache/rpcrdma-inline}
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 
-for tool in mmdebstrap apt-get apt-cache mkfs.ext4 cpio gzip xz zstd flock modprobe sha256sum; do
+for tool in mmdebstrap apt-get apt-cache mkfs.ext4 cpio gzip xz zstd flock modprobe sha256sum unshare; do
 	command -v "$tool" >/dev/null || die "'$tool' is missing on the host (see tests/vm/README.md)"
 done
 [[ $(id -u) -eq 0 ]] || die "must run as root (mmdebstrap root mode, chroot)"
@@ -151,6 +151,7 @@ else
 fi
 aptopts=(-o "Dir::Etc=$aptdir/etc/apt" -o "Dir::State::Lists=$aptdir/lists"
 	-o "Dir::State::status=$aptdir/status" -o "Dir::Cache=$aptdir/cache"
+	-o Dir::Cache::pkgcache=pkgcache.bin -o Dir::Cache::srcpkgcache=srcpkgcache.bin
 	-o Debug::NoLocking=1 -o Acquire::Languages=none -o APT::Architecture=amd64
 	-o APT::Architectures::=amd64)
 if [[ ${RPCRDMA_INLINE_NO_UPDATE:-0} == 1 ]] && compgen -G "$aptdir/lists/*Packages*" >/dev/null; then
@@ -210,13 +211,21 @@ if [[ -f $final/info ]]; then
 	echo "$final"
 	exit 0
 fi
+# Remove a build directory, unmounting whatever a killed build left in it.
+remove_tree() {
+	local m
+	while read -r m; do
+		umount -l "$m" 2>/dev/null || true
+	done < <(awk -v d="$1/" 'index($2 "/", d) == 1 { print $2 }' /proc/mounts | sort -r)
+	rm -rf --one-file-system "$1"
+}
 for stale in "$images/.tmp-$dist-$key".*; do
 	[[ -e $stale ]] || continue
 	log "removing stale $stale"
-	rm -rf --one-file-system "$stale"
+	remove_tree "$stale"
 done
 tmp=$images/.tmp-$dist-$key.$$
-trap 'rm -rf --one-file-system "$tmp"' EXIT
+trap 'remove_tree "$tmp"' EXIT
 mkdir -p "$tmp"
 
 # ---------------------------------------------------------------- rootfs
@@ -244,7 +253,9 @@ if ((backports)); then
 	mm_args+=(--setup-hook="mkdir -p \"\$1/etc/apt/preferences.d\" && cp '$pinfile' \"\$1/etc/apt/preferences.d/\"")
 fi
 # The guest boots with its own initramfs: do not make the distribution's.
-INITRD=No mmdebstrap "${mm_args[@]}" "$dist" "$tmp/rootfs" "${sources[@]}" >&2
+# A private mount namespace: the chroot's mounts go away even if killed.
+INITRD=No unshare --mount --propagation private -- \
+	mmdebstrap "${mm_args[@]}" "$dist" "$tmp/rootfs" "${sources[@]}" >&2
 t_mm=$((SECONDS - t0))
 
 rootfs=$tmp/rootfs

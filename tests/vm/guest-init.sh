@@ -42,6 +42,11 @@ mnt tracefs /sys/kernel/tracing
 [[ -d /sys/kernel/config ]] || modprobe -q configfs 2>/dev/null || true
 [[ -d /sys/kernel/config ]] && mnt configfs /sys/kernel/config
 mkdir -p /run/lock /var/tmp
+# What udev would make: bash's <(...) and dkms need /dev/fd.
+[[ -e /dev/fd ]] || ln -s /proc/self/fd /dev/fd
+[[ -e /dev/stdin ]] || ln -s /proc/self/fd/0 /dev/stdin
+[[ -e /dev/stdout ]] || ln -s /proc/self/fd/1 /dev/stdout
+[[ -e /dev/stderr ]] || ln -s /proc/self/fd/2 /dev/stderr
 read -r host </etc/hostname 2>/dev/null || host=rpcrdma-guest
 echo "${host:-rpcrdma-guest}" >/proc/sys/kernel/hostname
 ip link set lo up

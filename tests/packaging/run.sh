@@ -1,0 +1,28 @@
+#!/bin/bash
+# The packaging tests, one after the other: each prints TAP; this prints
+# their output and ends with "N passed, N failed", failing if any failed.
+#
+# usage: tests/packaging/run.sh [admin|deb|rpm|deb-install]...
+#        (default: admin deb rpm; deb-install is slow, about 4 minutes)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+names=("$@")
+[ ${#names[@]} -gt 0 ] || names=(admin deb rpm)
+passed=0
+failed=0
+for n in "${names[@]}"; do
+	t="$here/test-$n.sh"
+	[ -x "$t" ] || { echo "unknown packaging test '$n': admin, deb, rpm or deb-install" >&2; exit 2; }
+	echo "# test-$n.sh"
+	t0=$SECONDS
+	if "$t"; then
+		passed=$((passed + 1))
+		echo "# test-$n.sh passed ($((SECONDS - t0)) s)"
+	else
+		failed=$((failed + 1))
+		echo "# test-$n.sh FAILED ($((SECONDS - t0)) s)"
+	fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

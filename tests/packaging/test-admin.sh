@@ -1,0 +1,364 @@
+#!/bin/bash
+# The admin command, scripts/rpcrdma-inline, without a kernel module: it
+# runs against a fake sysfs, debugfs, procfs and module tree (its
+# RPCRDMA_INLINE_* variables) with stub modinfo, rmmod, modprobe, insmod
+# and mount first in PATH, and its output and exit codes are checked for:
+# not loaded, stock loaded, ours loaded with two connections, debugfs not
+# mounted, revert refused (rdma mount, nfsd rdma listener, refcount) and
+# done, errors, usage; and that the man page documents what it does.
+#
+# usage: test-admin.sh
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+cmd="$REPO/scripts/rpcrdma-inline"
+man="$REPO/scripts/rpcrdma-inline.8"
+version=$(pkg_version)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+F="$work/root"
+KVER=6.1.0-57-amd64
+OURS_KO=updates/dkms/rpcrdma.ko
+STOCK_KO=kernel/net/sunrpc/xprtrdma/rpcrdma.ko.xz
+CONN1="server peer=192.0.2.1:40000 device=rxe0 asked=256 granted=256 max=256 attempts=1 inline=123 byref=45"
+CONN2="client peer=192.0.2.1:20049 device=rxe0 asked=256 granted=512 max=256 attempts=2 inline=77 byref=8"
+DEV1="rxe0 want=256 accepted=256"
+
+# The stubs: each logs its arguments to $F/calls
+stub() {
+	{
+		# shellcheck disable=SC2016 # the stub's own $* and $FAKE
+		printf '#!/bin/bash\nset -eu\necho "%s $*" >>"$FAKE/calls"\n' "$1"
+		cat
+	} >"$F/bin/$1"
+	chmod +x "$F/bin/$1"
+}
+
+# A fresh fake root: both module files installed, debugfs mounted, nothing
+# loaded, nothing mounted over RDMA
+new_root() {
+	rm -rf "$F"
+	mkdir -p "$F/sys/module/sunrpc" "$F/debug" "$F/proc/self" "$F/proc/fs/nfsd" \
+		"$F/modules/$(dirname "$OURS_KO")" "$F/modules/$(dirname "$STOCK_KO")" "$F/bin"
+	printf 'sysfs /sys sysfs rw 0 0\ndebugfs %s debugfs rw 0 0\n' "$F/debug" >"$F/proc/mounts"
+	printf 'device sysfs mounted on /sys with fstype sysfs\n' >"$F/proc/self/mountstats"
+	printf 'tcp 2049\n' >"$F/proc/fs/nfsd/portlist"
+	: >"$F/modules/$OURS_KO"
+	printf 'srcversion=OURS0123456789ABCDEF0123\nversion=%s\nrpcrdma_inline=%s\ndepends=sunrpc,ib_core,rdma_cm\n' \
+		"$version" "$version" >"$F/modules/$OURS_KO.modinfo"
+	: >"$F/modules/$STOCK_KO"
+	printf 'srcversion=STOCK456789ABCDEF01234567\ndepends=sunrpc,ib_core,rdma_cm\n' \
+		>"$F/modules/$STOCK_KO.modinfo"
+	: >"$F/calls"
+	stub modinfo <<'EOF'
+[ "$1" = -F ] || exit 1
+[ -f "$3" ] || { echo "modinfo: ERROR: Module $3 not found." >&2; exit 1; }
+sed -n "s/^$2=//p" "$3.modinfo"
+EOF
+	stub rmmod <<'EOF'
+[ -z "${FAKE_RMMOD_FAIL:-}" ] || { echo "rmmod: ERROR: Module rpcrdma is in use" >&2; exit 1; }
+rm -rf "$FAKE/sys/module/$1"
+EOF
+	stub modprobe <<'EOF'
+exit 0
+EOF
+	stub insmod <<'EOF'
+[ -z "${FAKE_INSMOD_FAIL:-}" ] || { echo "insmod: ERROR: could not insert module $1: Invalid module format" >&2; exit 1; }
+m="$FAKE/sys/module/rpcrdma"
+mkdir -p "$m/holders"
+echo live >"$m/initstate"
+echo 0 >"$m/refcnt"
+sed -n 's/^srcversion=//p' "$1.modinfo" >"$m/srcversion"
+EOF
+	stub mount <<'EOF'
+[ "$*" = "-t debugfs debugfs $FAKE/debug" ] || exit 32
+echo "debugfs $FAKE/debug debugfs rw 0 0" >>"$FAKE/proc/mounts"
+[ ! -d "$FAKE/debugfs-content" ] || cp -a "$FAKE/debugfs-content/." "$FAKE/debug/"
+EOF
+}
+
+# load_ours|load_stock [nosrcversion]
+load_ours() {
+	local m="$F/sys/module/rpcrdma"
+	mkdir -p "$m/parameters" "$m/holders"
+	echo live >"$m/initstate"
+	echo 0 >"$m/refcnt"
+	echo "$version" >"$m/version"
+	[ "${1:-}" = nosrcversion ] || echo OURS0123456789ABCDEF0123 >"$m/srcversion"
+	echo 256 >"$m/parameters/inline_size"
+	echo Y >"$m/parameters/server_inline"
+	echo Y >"$m/parameters/client_inline"
+}
+load_stock() {
+	local m="$F/sys/module/rpcrdma"
+	mkdir -p "$m/holders"
+	echo live >"$m/initstate"
+	echo 0 >"$m/refcnt"
+	[ "${1:-}" = nosrcversion ] || echo STOCK456789ABCDEF01234567 >"$m/srcversion"
+}
+# debugfs_content DIR: the module's debugfs files, two connections
+debugfs_content() {
+	mkdir -p "$1/rpcrdma_inline"
+	printf '%s\n%s\n' "$CONN1" "$CONN2" >"$1/rpcrdma_inline/connections"
+	printf '%s\n' "$DEV1" >"$1/rpcrdma_inline/devices"
+}
+
+# run ARGS...: sets out, err, rc
+run() {
+	rc=0
+	out=$(env FAKE="$F" PATH="$F/bin:$PATH" \
+		RPCRDMA_INLINE_SYSFS="$F/sys" RPCRDMA_INLINE_DEBUGFS="$F/debug" \
+		RPCRDMA_INLINE_PROC="$F/proc" RPCRDMA_INLINE_KVER="$KVER" \
+		RPCRDMA_INLINE_MODULES_DIR="$F/modules" \
+		"$cmd" "$@" 2>"$work/err") || rc=$?
+	err=$(cat "$work/err")
+}
+# val KEY: the value(s) of KEY in $out
+val() {
+	sed -n "s/^$1: //p" <<<"$out"
+}
+# The stub calls but modinfo's, '|'-separated
+calls() {
+	grep -vE '^modinfo ' "$F/calls" | paste -sd '|' || true
+}
+
+# --- not loaded
+new_root
+run status
+expect_eq "not loaded: status exits 0" 0 "$rc"
+expect_eq "not loaded: module: not-loaded" not-loaded "$(val module)"
+expect_eq "not loaded: version: -" - "$(val version)"
+expect_eq "not loaded: installed-ours is the updates/dkms file" "$F/modules/$OURS_KO" "$(val installed-ours)"
+expect_eq "not loaded: installed-ours-version: $version" "$version" "$(val installed-ours-version)"
+expect_eq "not loaded: installed-stock is the kernel/ file" "$F/modules/$STOCK_KO" "$(val installed-stock)"
+expect_eq "not loaded: kernel: $KVER" "$KVER" "$(val kernel)"
+expect_eq "not loaded: no parameter lines" "" "$(grep '^parameter\.' <<<"$out" || true)"
+run revert
+expect_eq "not loaded: revert exits 4 (nothing to do)" 4 "$rc"
+expect_eq "not loaded: revert says result: nothing-to-do" nothing-to-do "$(val result)"
+expect_eq "not loaded: revert ran no rmmod, modprobe or insmod" "" "$(calls)"
+
+# --- stock loaded, told by srcversion
+new_root
+load_stock
+run status
+expect_eq "stock: status exits 0" 0 "$rc"
+expect_eq "stock: module: stock" stock "$(val module)"
+expect_eq "stock: told-by: srcversion" srcversion "$(val told-by)"
+expect_eq "stock: version: -" - "$(val version)"
+expect_eq "stock: srcversion is the loaded one" STOCK456789ABCDEF01234567 "$(val srcversion)"
+expect_eq "stock: no parameter lines, no connections" "|-|-" \
+	"$(grep '^parameter\.' <<<"$out" || true)|$(val debugfs)|$(val connections)"
+expect_grep "stock: a note says ours is installed but not loaded" \
+	'^note: rpcrdma-inline is installed .* but not loaded' "$out"
+run revert
+expect_eq "stock: revert exits 4 (nothing to do)" 4 "$rc"
+expect_eq "stock: revert says module: stock" stock "$(val module)"
+expect_eq "stock: revert ran nothing" "" "$(calls)"
+
+# --- stock loaded on a kernel without CONFIG_MODVERSIONS (7.3)
+new_root
+load_stock nosrcversion
+run status
+expect_eq "stock, no srcversion: module: stock, told-by: no-version-file" \
+	"stock no-version-file" "$(val module) $(val told-by)"
+
+# --- ours loaded, two connections
+new_root
+load_ours
+debugfs_content "$F/debug"
+run status
+expect_eq "ours: status exits 0" 0 "$rc"
+expect_eq "ours: module: ours" ours "$(val module)"
+expect_eq "ours: told-by: srcversion (matches the updates/dkms file)" srcversion "$(val told-by)"
+expect_eq "ours: version: $version" "$version" "$(val version)"
+expect_eq "ours: parameter.inline_size: 256" 256 "$(val parameter.inline_size)"
+expect_eq "ours: parameter.server_inline: Y, parameter.client_inline: Y" "Y Y" \
+	"$(val parameter.server_inline) $(val parameter.client_inline)"
+expect_eq "ours: debugfs: ok" ok "$(val debugfs)"
+expect_eq "ours: connections: 2" 2 "$(val connections)"
+expect_eq "ours: both connection lines, as debugfs has them" \
+	"$CONN1"$'\n'"$CONN2" "$(val connection)"
+expect_grep "ours: the client line shows granted=512 and its counts" \
+	'^connection: client .* granted=512 max=256 attempts=2 inline=77 byref=8$' "$out"
+expect_eq "ours: device: $DEV1" "$DEV1" "$(val device)"
+expect_eq "ours: every output line is 'key: value'" "" \
+	"$(grep -vE '^[a-z][a-z0-9_.-]*: ' <<<"$out" || true)"
+expect_eq "ours: status ran no rmmod, insmod or mount" "" \
+	"$(calls)"
+
+# --- ours on a kernel without CONFIG_MODVERSIONS: told by the version file
+new_root
+load_ours nosrcversion
+debugfs_content "$F/debug"
+run status
+expect_eq "ours, no srcversion: module: ours, told-by: version-file" \
+	"ours version-file" "$(val module) $(val told-by)"
+# ... and rebuilt since it was loaded: srcversion matches neither file
+echo OLDBUILD0000000000000000 >"$F/sys/module/rpcrdma/srcversion"
+run status
+expect_eq "ours, rebuilt since loaded: module: ours, told-by: version-file" \
+	"ours version-file" "$(val module) $(val told-by)"
+expect_grep "ours, rebuilt since loaded: a note says the loaded module is not the installed file" \
+	'^note: the loaded module is not the installed' "$out"
+# ... and a module that is neither
+rm "$F/sys/module/rpcrdma/version" "$F/sys/module/rpcrdma/parameters/inline_size"
+run status
+expect_eq "srcversion of neither file and no version file: module: unknown" unknown "$(val module)"
+
+# --- ours loaded, debugfs not mounted
+new_root
+load_ours
+printf 'sysfs /sys sysfs rw 0 0\n' >"$F/proc/mounts"
+debugfs_content "$F/debugfs-content"
+run status
+expect_eq "debugfs not mounted: status exits 0" 0 "$rc"
+expect_eq "debugfs not mounted: debugfs: not-mounted, connections: -" "not-mounted -" \
+	"$(val debugfs) $(val connections)"
+expect_grep "debugfs not mounted: a note says so and names --mount-debugfs" \
+	'^note: debugfs is not mounted at .*--mount-debugfs' "$out"
+expect_eq "debugfs not mounted: status does not mount it" "" "$(grep '^mount ' "$F/calls" || true)"
+run -p status
+expect_eq "--porcelain: no note lines" "" "$(val note)"
+expect_eq "--porcelain: still debugfs: not-mounted" not-mounted "$(val debugfs)"
+run status --mount-debugfs
+expect_eq "--mount-debugfs: mounts debugfs at the debugfs path" "mount -t debugfs debugfs $F/debug" \
+	"$(grep '^mount ' "$F/calls" || true)"
+expect_eq "--mount-debugfs: then shows debugfs: ok, connections: 2" "ok 2" \
+	"$(val debugfs) $(val connections)"
+
+# --- ours loaded, debugfs mounted but without our directory
+new_root
+load_ours
+run status
+expect_eq "debugfs without rpcrdma_inline/: debugfs: absent, connections: -" "absent -" \
+	"$(val debugfs) $(val connections)"
+
+# --- revert refused: an NFS mount over RDMA (from mountstats)
+new_root
+load_ours
+echo 1 >"$F/sys/module/rpcrdma/refcnt"
+cat >>"$F/proc/self/mountstats" <<'EOF'
+device 192.0.2.1:/export mounted on /mnt/rdma with fstype nfs statvers=1.1
+	opts:	rw,vers=3,rsize=1048576,wsize=1048576,namlen=255,acregmin=3,proto=rdma,port=20049,timeo=600
+	age:	42
+device 192.0.2.1:/other mounted on /mnt/tcp with fstype nfs4 statvers=1.1
+	opts:	rw,vers=4.1,rsize=1048576,proto=tcp,port=0
+	age:	42
+EOF
+run revert
+expect_eq "rdma mount: revert exits 3 (in use)" 3 "$rc"
+expect_eq "rdma mount: result: refused" refused "$(val result)"
+expect_grep "rdma mount: held-by names /mnt/rdma and its export" \
+	'^held-by: mount /mnt/rdma \(192\.0\.2\.1:/export\) proto=rdma$' "$out"
+expect_eq "rdma mount: the TCP mount is not named" "" "$(grep '/mnt/tcp' <<<"$out" || true)"
+expect_grep "rdma mount: held-by names the refcount" '^held-by: refcnt 1$' "$out"
+expect_grep "rdma mount: stderr says what to do" 'unmount the NFS/RDMA mounts' "$err"
+expect_eq "rdma mount: nothing was unloaded or loaded" "" "$(calls)"
+expect "rdma mount: ours is still loaded" test -e "$F/sys/module/rpcrdma/version"
+
+# --- revert refused: the same mount, seen in /proc/mounts only
+new_root
+load_ours
+echo '192.0.2.1:/export /mnt/rdma6 nfs4 rw,relatime,vers=4.1,proto=rdma6,port=20049 0 0' >>"$F/proc/mounts"
+run revert
+expect_eq "rdma6 mount in /proc/mounts: revert exits 3" 3 "$rc"
+expect_grep "rdma6 mount in /proc/mounts: held-by names /mnt/rdma6" \
+	'^held-by: mount /mnt/rdma6 \(192\.0\.2\.1:/export\) proto=rdma$' "$out"
+
+# --- revert refused: nfsd's rdma listener
+new_root
+load_ours
+printf 'rdma 20049\ntcp 2049\n' >"$F/proc/fs/nfsd/portlist"
+run revert
+expect_eq "nfsd rdma listener: revert exits 3 (in use)" 3 "$rc"
+expect_grep "nfsd rdma listener: held-by names 'rdma 20049' from portlist" \
+	'^held-by: nfsd listener rdma 20049 \(.*/fs/nfsd/portlist\)$' "$out"
+expect_eq "nfsd rdma listener: the tcp listener is not named" "" "$(grep 'tcp 2049' <<<"$out" || true)"
+expect_eq "nfsd rdma listener: nothing was unloaded" "" "$(grep -E '^(rmmod|insmod) ' "$F/calls" || true)"
+
+# --- revert refused: a reference nobody is named for
+new_root
+load_ours
+echo 2 >"$F/sys/module/rpcrdma/refcnt"
+run revert
+expect_eq "refcnt 2: revert exits 3, held-by: refcnt 2" "3 refcnt 2" "$rc $(val held-by)"
+
+# --- revert done
+new_root
+load_ours
+run revert
+expect_eq "revert: exits 0" 0 "$rc"
+expect_eq "revert: result: reverted, module: stock" "reverted stock" "$(val result) $(val module)"
+expect_eq "revert: told-by: srcversion (of the stock file)" srcversion "$(val told-by)"
+expect_eq "revert: loaded-file is the stock kernel/ file" "$F/modules/$STOCK_KO" "$(val loaded-file)"
+expect_eq "revert: rmmod rpcrdma, modprobe its deps, then insmod the stock file" \
+	"rmmod rpcrdma|modprobe sunrpc|modprobe ib_core|modprobe rdma_cm|insmod $F/modules/$STOCK_KO" \
+	"$(calls)"
+expect_grep "revert: a note says it lasts until rpcrdma is loaded again, and how to make it permanent" \
+	'^note: rpcrdma-inline stays installed.*dkms remove rpcrdma-inline/' "$out"
+run status
+expect_eq "after revert: status says module: stock" stock "$(val module)"
+
+# --- revert errors
+new_root
+load_ours
+run revert
+: >"$F/calls"
+load_ours
+FAKE_INSMOD_FAIL=1 run revert
+expect_eq "insmod fails: revert exits 1" 1 "$rc"
+expect_grep "insmod fails: the error says rpcrdma is not loaded now" \
+	'insmod .* failed: rpcrdma is not loaded now' "$err"
+new_root
+load_ours
+FAKE_RMMOD_FAIL=1 run revert
+expect_eq "rmmod fails: revert exits 1, nothing inserted" "1 " "$rc $(grep '^insmod ' "$F/calls" || true)"
+new_root
+load_ours
+rm "$F/modules/$STOCK_KO"
+run revert
+expect_eq "no stock module file: revert exits 1 before unloading" "1 " "$rc $(grep '^rmmod ' "$F/calls" || true)"
+expect_grep "no stock module file: says so" 'no stock module for kernel' "$err"
+rm -rf "$F/sys/module"
+run status
+expect_eq "no sysfs: status exits 1" 1 "$rc"
+
+# --- usage
+run
+expect_eq "no command: exit 2" 2 "$rc"
+run frobnicate
+expect_eq "unknown command: exit 2" 2 "$rc"
+expect_grep "unknown command: says which" 'unknown command: frobnicate' "$err"
+run --bogus status
+expect_eq "unknown option: exit 2" 2 "$rc"
+run status revert
+expect_eq "two commands: exit 2" 2 "$rc"
+run revert --mount-debugfs
+expect_eq "revert --mount-debugfs: exit 2" 2 "$rc"
+run --help
+expect_eq "--help: exit 0" 0 "$rc"
+expect_grep "--help: prints the usage on stdout" '^usage: rpcrdma-inline' "$out"
+expect_grep "--help: lists the exit codes" '0 done, 1 error,' "$out"
+
+# --- the man page
+expect_eq "the man page renders without groff warnings" "" \
+	"$(LC_ALL=C.UTF-8 groff -man -ww -z -Tutf8 "$man" 2>&1)"
+sect() {
+	awk -v s="$1" '/^\.SH / { on = ($0 == ".SH " s) ; next } on' "$man"
+}
+expect_grep "the man page's title names rpcrdma-inline $version (dkms.conf)" \
+	"^\\.TH RPCRDMA-INLINE 8 \"[^\"]*\" \"rpcrdma-inline $version\"" "$(cat "$man")"
+codes=$(sect "EXIT STATUS" | grep -A1 '^\.TP' | grep -E '^\.B [0-9]$' | sed 's/^\.B //' | paste -sd ' ')
+expect_eq "the man page documents exit codes 0 1 2 3 4" "0 1 2 3 4" "$codes"
+for s in status revert --porcelain --mount-debugfs RPCRDMA_INLINE_SYSFS RPCRDMA_INLINE_DEBUGFS \
+	RPCRDMA_INLINE_PROC RPCRDMA_INLINE_KVER RPCRDMA_INLINE_MODULES_DIR; do
+	expect_grep "the man page covers $s" "${s//-/\\\\-}" "$(cat "$man")"
+done
+for k in module told-by version srcversion refcnt kernel installed-ours installed-ours-version \
+	installed-stock debugfs connections connection device result held-by; do
+	expect_grep "the man page documents the key $k" "^\\.B(R|I)? ${k//-/\\\\-}( |$)" "$(sect OUTPUT)"
+done
+expect_grep "the man page's FILES names the conffile" 'rpcrdma\\-inline\.conf' "$(sect FILES)"
+tap_end
