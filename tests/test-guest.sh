@@ -4,6 +4,7 @@
 #
 # usage: test-guest.sh SERIES [GUEST_SCRIPT]   (6.1, 6.12 or 7.3)
 # env:   GUEST_PHASES   the phases of tests/guest/suite.sh to run
+#        GUEST_MEASURE  1: the full integrity workload in the client phase
 #
 # Under TCG a DKMS build inside the guest takes 10 minutes and more, so by
 # default DKMS builds the module in a chroot of the same guest image (the
@@ -58,7 +59,9 @@ if [ "${RPCRDMA_INLINE_GUEST_BUILD:-chroot}" = chroot ]; then
 fi
 
 envs=()
-[ -z "${GUEST_PHASES:-}" ] || envs=(--env "GUEST_PHASES=$GUEST_PHASES")
+for v in GUEST_PHASES GUEST_MEASURE; do
+	[ -z "${!v:-}" ] || envs+=(--env "$v=${!v}")
+done
 rc=0
 "$REPO/tests/vm/run-guest.sh" --image "$img" --kernel "$kver" "${envs[@]}" \
 	--share "$work/src" --out "$out" --script "$script" --quiet \

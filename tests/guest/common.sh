@@ -21,26 +21,26 @@ integrity_workload() {
 	local mnt=$1 export=$2 mib=${3:-8} files=${4:-200} src fails=0
 	src=$(mktemp -d /tmp/wl.XXXXXX)
 	head -c $((mib << 20)) /dev/urandom >"$src/big"
-	dd if="$src/big" of="$mnt/big" bs=4k oflag=direct status=none || return 1
-	dd if="$mnt/big" of="$src/big.back" bs=4k iflag=direct status=none || return 1
+	dd if="$src/big" of="$mnt/wl-big" bs=4k oflag=direct status=none || return 1
+	dd if="$mnt/wl-big" of="$src/big.back" bs=4k iflag=direct status=none || return 1
 	cmp "$src/big" "$src/big.back" || fails=$((fails + 1))
-	cmp "$src/big" "$export/big" || fails=$((fails + 1))
+	cmp "$src/big" "$export/wl-big" || fails=$((fails + 1))
 
 	# Small files of 1 to 8192 bytes, made by one process (exec is dear
 	# under TCG), copied in, compared through the mount and in the export
-	mkdir -p "$src/small" "$mnt/small"
+	mkdir -p "$src/small" "$mnt/wl-small"
 	perl -e 'open(my $r, "<", "/dev/urandom") or die;
 		for my $i (1 .. $ARGV[1]) {
 			read($r, my $buf, 1 + int(rand(8192)));
 			open(my $f, ">", "$ARGV[0]/f$i") or die; print $f $buf; close($f);
 		}' "$src/small" "$files"
-	cp "$src"/small/f* "$mnt/small/"
+	cp "$src"/small/f* "$mnt/wl-small/"
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	diff -r "$src/small" "$mnt/small" >/dev/null || fails=$((fails + 1))
-	diff -r "$src/small" "$export/small" >/dev/null || fails=$((fails + 1))
-	[ "$(find "$mnt/small" -type f | wc -l)" -eq "$files" ] || fails=$((fails + 1))
-	rm -rf "$src" "$mnt/big" "$mnt/small"
+	diff -r "$src/small" "$mnt/wl-small" >/dev/null || fails=$((fails + 1))
+	diff -r "$src/small" "$export/wl-small" >/dev/null || fails=$((fails + 1))
+	[ "$(find "$mnt/wl-small" -type f | wc -l)" -eq "$files" ] || fails=$((fails + 1))
+	rm -rf "$src" "$mnt/wl-big" "$mnt/wl-small"
 	if [ "$fails" -ne 0 ]; then
 		log "integrity: $fails comparisons differ"
 		return 1

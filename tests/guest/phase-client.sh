@@ -1,8 +1,9 @@
 #!/bin/bash
 # shellcheck shell=bash
 # Phase of the in-guest suite (sourced by suite.sh): each side can be
-# switched off on its own, for new connections; the integrity workload's
-# Sends on each side with the client's inline Calls off (server only).
+# switched off on its own, for new connections. With GUEST_MEASURE=1, the
+# full integrity workload's Sends on each side with the client's inline
+# Calls off (server only), to compare with both sides on (integrity phase).
 # (Which Calls go inline is checked per NFS version in phase-integrity.sh.)
 
 param=/sys/module/rpcrdma/parameters
@@ -12,7 +13,7 @@ for mode in server-only client-only; do
 	client-only) echo N >"$param/server_inline"; echo Y >"$param/client_inline" ;;
 	esac
 	nfs_mount 3 /mnt
-	if [ $mode = server-only ]; then
+	if [ $mode = server-only ] && [ "${GUEST_MEASURE:-0}" = 1 ]; then
 		check "$mode: integrity workload compares equal" integrity_workload /mnt /export
 	else
 		check "$mode: integrity workload (2 MiB, 50 files) compares equal" integrity_workload /mnt /export 2 50

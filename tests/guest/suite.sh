@@ -2,15 +2,17 @@
 # The in-guest test suite, run by tests/test-guest.sh in a QEMU guest
 # booting a Debian kernel: one boot, one DKMS build, then each phase.
 #
-# env: GUEST_PHASES  phases to run, in order
-#      (default: install integrity server client revert)
+# env: GUEST_PHASES   phases to run, in order
+#      (default: install integrity server vendor client revert;
+#      separated by spaces or commas)
+#      GUEST_MEASURE=1  run the full integrity workload in the client phase
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../vm/guest/lib.sh
 . /src/tests/vm/guest/lib.sh
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . /src/tests/guest/common.sh
 
-for phase in ${GUEST_PHASES:-install integrity server client revert}; do
+for phase in $(tr , " " <<<"${GUEST_PHASES:-install integrity server vendor client revert}"); do
 	t_phase=$SECONDS
 	log "phase $phase"
 	# shellcheck source=/dev/null

@@ -2,8 +2,8 @@
 /*
  * Test only: make an RDMA device act as one with a given inline data
  * limit and vendor ID, without rebuilding the kernel, and count the Send
- * WRs posted to it with and without IB_SEND_INLINE, as the driver sees
- * them (parameters sends_inline and sends_byref).
+ * WRs posted to its RC QPs with and without IB_SEND_INLINE, as the driver
+ * sees them (parameters sends_inline and sends_byref).
  *
  *   insmod inline_limit.ko device=rxe0 limit=101 vendor_id=0x8086
  *
@@ -69,7 +69,8 @@ static int inline_limit_post_send(struct ib_qp *qp,
 {
 	const struct ib_send_wr *w;
 
-	for (w = wr; w; w = w->next) {
+	/* Only connected QPs: the CM's MADs go as UD Sends on QP1 */
+	for (w = wr; w && qp->qp_type == IB_QPT_RC; w = w->next) {
 		switch (w->opcode) {
 		case IB_WR_SEND:
 		case IB_WR_SEND_WITH_IMM:

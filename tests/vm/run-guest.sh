@@ -117,6 +117,21 @@ fi
 
 qemu_escape() { printf '%s' "${1//,/,,}"; }
 
+# Multi-threaded TCG, unless QEMU is older than 8.1: those race when the guest
+# patches its own code (jump labels, alternatives) and run stale translations,
+# e.g. "Oops: int3" in the kernel (fixed by QEMU commit deba78709a, "accel/tcg:
+# Always lock pages before translation").  Single-threaded TCG is safe there.
+tcg_thread=${RPCRDMA_INLINE_TCG_THREAD:-}
+if [[ -z $tcg_thread ]]; then
+	qemu_version=$(qemu-system-x86_64 --version | awk 'NR == 1 { print $4 }')
+	if [[ $(printf '%s\n' "$qemu_version" 8.1 | sort -V | head -1) == 8.1 ]]; then
+		tcg_thread=multi
+	else
+		tcg_thread=single
+	fi
+fi
+[[ $tcg_thread == multi || $tcg_thread == single ]] || die "RPCRDMA_INLINE_TCG_THREAD must be multi or single"
+
 cmdline="console=ttyS0 loglevel=5 panic=-1 rg.init=/out/.run-guest/guest-init.sh"
 
 qemu_pid='' tail_pid=''
@@ -149,7 +164,7 @@ boot() {
 	if [[ $acc == kvm ]]; then
 		args+=(-accel kvm -cpu host)
 	else
-		args+=(-accel "tcg,thread=multi" -cpu max)
+		args+=(-accel "tcg,thread=$tcg_thread" -cpu max)
 		# Emulation is slow and the host may be busy: do not report the
 		# emulator's pauses as RCU stalls or soft lockups.
 		extra="rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30"
@@ -197,7 +212,11 @@ boot() {
 }
 
 log "kernel $kernel, image $image"
-log "accelerator: $accel ($reason)"
+if [[ $accel == tcg ]]; then
+	log "accelerator: tcg, thread=$tcg_thread ($reason)"
+else
+	log "accelerator: kvm ($reason)"
+fi
 rc=0
 if [[ $accel == kvm ]]; then
 	boot kvm "${RPCRDMA_INLINE_KVM_PROBE:-30}" || rc=$?
