@@ -35,7 +35,10 @@ conns_gone || true
 echo 256 >"$param/inline_size"
 
 # siw: a real driver that refuses more than 80 bytes
-if insmod "$GUEST_MODULES/siw.ko"; then
+# insmod resolves no dependency: load siw's (ib_core, libcrc32c) first
+siw_deps=$(modinfo -F depends "$GUEST_MODULES/siw.ko" | tr , ' ')
+# shellcheck disable=SC2086 # a list of module names
+if modprobe -a $siw_deps && insmod "$GUEST_MODULES/siw.ko"; then
 	ip link add dummy1 type dummy
 	ip link set dummy1 up
 	ip addr add 192.168.78.1/24 dev dummy1

@@ -22,6 +22,7 @@
 # root.ext4, so every run starts from the pristine image.
 # Accelerator: KVM unless the host's KVM is PVM (/sys/module/kvm_pvm) or
 # /dev/kvm is unusable, then TCG; RPCRDMA_INLINE_ACCEL=kvm|tcg forces one.
+# TCG is single-threaded with QEMU < 8.1 (RPCRDMA_INLINE_TCG_THREAD=multi|single).
 #
 # Exit status: the guest script's exit code when non-zero; 1 when the guest
 # wrote no status; 3 when the script passed but the kernel logged a WARNING,
