@@ -18,20 +18,8 @@ export_tree "$work/src"
 
 start=$SECONDS
 rc=0
-# Debian's 7.x headers lack scripts/checker-valid.sh, without which kbuild
-# skips sparse: take it from the kernel's own source (in the throwaway chroot)
-# shellcheck disable=SC2016 # expanded in the chroot
-"$REPO/tests/vm/chroot-run.sh" --image "$img" --bind "$work/src:/src" \
-	--env "K=$kver" -- bash -c '
-	set -e
-	for d in /usr/src/linux-headers-*; do
-		if grep -qs checker-valid.sh "$d/Makefile" &&
-			[ ! -e "$d/scripts/checker-valid.sh" ]; then
-			tar -xf /usr/src/linux-source-*.tar.xz -C "$d" \
-				--strip-components=1 --wildcards "*/scripts/checker-valid.sh"
-		fi
-	done
-	make -C /src KVER="$K" W=1 C=1' >"$work/build.log" 2>&1 || rc=$?
+"$REPO/tests/vm/chroot-run.sh" --image "$img" --bind "$work/src:/src" -- \
+	make -C /src KVER="$kver" W=1 C=1 >"$work/build.log" 2>&1 || rc=$?
 secs=$((SECONDS - start))
 echo "# build for $kver took ${secs}s"
 if [ "$rc" -ne 0 ]; then
@@ -42,14 +30,30 @@ if [ "$rc" -ne 0 ]; then
 fi
 tap_ok "make KVER=$kver W=1 C=1 builds rpcrdma.ko (${secs}s)"
 
-checked=$(grep -c '^  CHECK' "$work/build.log" || true)
-compiled=$(grep -c '^  CC \[M\]' "$work/build.log" || true)
+# Every object compiled from a C file (not the generated *.mod.o or
+# .module-common.o) must have been checked by sparse
+compiled=$(grep '^  CC \[M\]' "$work/build.log" | awk '{ print $NF }' |
+	{ grep -v -e '\.mod\.o$' -e 'module-common\.o$' || true; } |
+	sed 's/\.o$/.c/' | sort)
+checked=$({ grep '^  CHECK' "$work/build.log" || true; } | awk '{ print $NF }' | sort)
+unchecked=$(comm -23 <(printf '%s\n' "$compiled") <(printf '%s\n' "$checked"))
 warnings=$(grep -E 'warning:|error:' "$work/build.log" || true)
-if [ -z "$warnings" ] && [ "$checked" -gt 0 ] && [ "$checked" -ge "$((compiled - 1))" ]; then
-	tap_ok "no compiler or sparse warning ($compiled objects, $checked checked by sparse)"
+ncompiled=$(printf '%s\n' "$compiled" | grep -c . || true)
+if [ -z "$warnings" ] && [ "$ncompiled" -gt 0 ]; then
+	tap_ok "no compiler warning with W=1 ($ncompiled C files)"
 else
 	printf '%s\n' "$warnings" | head -n 40
-	tap_fail "warnings: $(printf '%s' "$warnings" | grep -c . || true), sparse checked $checked of $compiled"
+	tap_fail "W=1: $(printf '%s' "$warnings" | grep -c . || true) warnings"
+fi
+# 7.x kbuild asks for a sparse that knows __typeof_unqual__ (newer than
+# Debian's 0.6.4) and skips it otherwise: the same src/ is checked on 6.x
+if grep -q 'sparse is not available or not up to date' "$work/build.log"; then
+	echo "# sparse: skipped by this kernel's kbuild (Debian's sparse is too old for it)"
+elif [ -z "$unchecked" ]; then
+	tap_ok "sparse checked all $ncompiled C files, without a warning"
+else
+	printf 'not checked by sparse: %s\n' "$unchecked"
+	tap_fail "sparse did not check $(printf '%s' "$unchecked" | grep -c . || true) C files"
 fi
 
 ko="$work/src/rpcrdma.ko"

@@ -14,7 +14,7 @@ delta() { # SIDE KEY BEFORE: the counter's growth since BEFORE
 
 for vers in 3 4.1; do
 	t=$SECONDS
-	insmod "$GUEST_MODULES/inline_limit.ko" device=rxe0
+	insmod "$GUEST_MODULES/inline_limit.ko"
 	hist_start
 	# actimeo=0: every stat of the directory (never delegated) is a GETATTR
 	nfs_mount "$vers" /mnt actimeo=0

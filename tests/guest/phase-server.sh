@@ -9,7 +9,7 @@ param=/sys/module/rpcrdma/parameters
 
 # inline_size=0: the stock behaviour
 echo 0 >"$param/inline_size"
-insmod "$GUEST_MODULES/inline_limit.ko" device=rxe0
+insmod "$GUEST_MODULES/inline_limit.ko"
 nfs_mount 3 /mnt
 check "inline_size=0: asked 0, max 0 on both sides" \
 	test "$(conn_field server asked) $(conn_field server max) $(conn_field client asked) $(conn_field client max)" = "0 0 0 0"

@@ -14,7 +14,7 @@
 while read -r name vendor limit report asked granted attempts; do
 	rdma link delete rxe0
 	rdma link add rxe0 type rxe netdev dummy0
-	insmod "$GUEST_MODULES/inline_limit.ko" device=rxe0 limit="$limit" vendor_id="$vendor" report="$report"
+	insmod "$GUEST_MODULES/inline_limit.ko" limit="$limit" vendor_id="$vendor" report="$report"
 	nfs_mount 3 /mnt
 	log "$name: $(tr '\n' ';' <"$CONNS")"
 	check "$name (limit $limit): client asked $asked, may post $granted inline, after $attempts attempts" \

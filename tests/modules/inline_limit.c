@@ -5,14 +5,15 @@
  * WRs posted to its RC QPs with and without IB_SEND_INLINE, as the driver
  * sees them (parameters sends_inline and sends_byref).
  *
- *   insmod inline_limit.ko device=rxe0 limit=101 vendor_id=0x8086
+ *   insmod inline_limit.ko netdev=dummy0 limit=101 vendor_id=0x8086
  *
  * QP creations asking for more than @limit bytes of inline data are
  * refused with -EINVAL, as irdma, erdma, siw and rxe refuse what exceeds
  * their limit, and the size written back is capped at @limit (and at
  * @report, to act as a device that reports less than it was asked). Both the
- * device's create_qp and post_send ops and its vendor ID are restored on unload, which
- * must come before the device is removed (the module holds a reference).
+ * device's create_qp and post_send ops and its vendor ID are restored on
+ * unload, which must come before the device is removed (the module holds
+ * a reference).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -20,11 +21,12 @@
 #include <linux/atomic.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
 
-static char *device = "rxe0";
-module_param(device, charp, 0444);
-MODULE_PARM_DESC(device, "RDMA device to wrap (default rxe0)");
+static char *netdev = "dummy0";
+module_param(netdev, charp, 0444);
+MODULE_PARM_DESC(netdev, "Wrap the RDMA device on this netdev (default dummy0)");
 
 static unsigned int limit = UINT_MAX;
 module_param(limit, uint, 0444);
@@ -110,9 +112,18 @@ static int inline_limit_create_qp(struct ib_qp *qp,
 
 static int __init inline_limit_init(void)
 {
-	wrapped = ib_device_get_by_name(device, RDMA_DRIVER_UNKNOWN);
+	struct net_device *ndev;
+
+	/* ib_device_get_by_name() is not exported from 7.x on */
+	ndev = dev_get_by_name(&init_net, netdev);
+	if (!ndev) {
+		pr_err("no netdev named %s\n", netdev);
+		return -ENODEV;
+	}
+	wrapped = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
+	dev_put(ndev);
 	if (!wrapped) {
-		pr_err("no RDMA device named %s\n", device);
+		pr_err("no RDMA device on %s\n", netdev);
 		return -ENODEV;
 	}
 	saved_create_qp = wrapped->ops.create_qp;
@@ -122,8 +133,8 @@ static int __init inline_limit_init(void)
 		wrapped->attrs.vendor_id = vendor_id;
 	WRITE_ONCE(wrapped->ops.create_qp, inline_limit_create_qp);
 	WRITE_ONCE(wrapped->ops.post_send, inline_limit_post_send);
-	pr_info("%s: inline data limit %u, vendor ID 0x%x\n", device, limit,
-		wrapped->attrs.vendor_id);
+	pr_info("%s: inline data limit %u, vendor ID 0x%x\n",
+		dev_name(&wrapped->dev), limit, wrapped->attrs.vendor_id);
 	return 0;
 }
 
@@ -132,10 +143,11 @@ static void __exit inline_limit_exit(void)
 	WRITE_ONCE(wrapped->ops.post_send, saved_post_send);
 	WRITE_ONCE(wrapped->ops.create_qp, saved_create_qp);
 	wrapped->attrs.vendor_id = saved_vendor_id;
-	ib_device_put(wrapped);
 	pr_info("%s restored: QP creations %d refused, %d passed; Sends %d inline, %d by reference\n",
-		device, atomic_read(&refused), atomic_read(&created),
-		atomic_read(&sends_inline), atomic_read(&sends_byref));
+		dev_name(&wrapped->dev), atomic_read(&refused),
+		atomic_read(&created), atomic_read(&sends_inline),
+		atomic_read(&sends_byref));
+	ib_device_put(wrapped);
 }
 
 module_init(inline_limit_init);
