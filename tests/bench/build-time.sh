@@ -18,9 +18,9 @@ export_tree "$work/src"
 
 # shellcheck disable=SC2016 # expanded in the chroot
 "$REPO/tests/vm/chroot-run.sh" --image "$img" --bind "$work/src:/src" \
-	--env "K=$kver" -- bash -c '
+	--env "K=$kver" --env "S=$series" -- bash -c '
 	set -e
-	tarball=$(ls /usr/src/linux-source-*.tar.xz)
+	tarball=/usr/src/linux-source-$S.tar.xz
 	t0=$(date +%s.%N)
 	make -s -C /src KVER="$K" >/tmp/ours.log 2>&1
 	t1=$(date +%s.%N)
