@@ -1,0 +1,276 @@
+#!/bin/bash
+# The kernel-upgrade promise, for real: a machine with only 6.1 and the
+# package gets the 6.12 kernel later, and DKMS's kernel hook builds our
+# rpcrdma.ko for it with no action on our side; the booted 6.12 loads ours.
+# Removal brings the stock module back on both kernels. Without the new
+# kernel's linux-source, nothing is installed for it and the admin is told
+# the exact apt-get command.
+#
+# Works on layered overlays of the cached bookworm guest image (never
+# written): L1 = the image with every 6.12 package purged + our .deb (DKMS
+# builds for 6.1); L2 = L1 + the 6.12 image, headers and linux-source (the
+# kernel postinst hook builds for 6.12); L3 = L2 + dpkg -r of our package;
+# L4 = L1 + the 6.12 image and headers only. Bootable root.ext4 images of
+# L2 and L3 are booted under QEMU (tests/vm/run-guest.sh) with
+# tests/packaging/guest/upgrade-check.sh, which only runs `modprobe rpcrdma`.
+# The 6.12 .debs come from the harness's package cache
+# (${RPCRDMA_INLINE_CACHE:-/var/cache/rpcrdma-inline}/debs/bookworm).
+# Needs root, about 8-10 minutes; not in run.sh's default list.
+#
+# usage: test-upgrade.sh
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+t_all=$SECONDS
+version=$(pkg_version)
+img=$(image_dir bookworm)
+k61=$(image_kver "$img" 6.1)
+k612=$(image_kver "$img" 6.12)
+pv612=$(awk '$3 == "6.12" { print $2 }' "$img/kernels")
+debs=${RPCRDMA_INLINE_CACHE:-/var/cache/rpcrdma-inline}/debs/bookworm
+work=$(mktemp -d "${TMPDIR:-/var/tmp}/rpcrdma-upgrade.XXXXXX")
+# The overlay mounts live in private mount namespaces (unshare) and vanish
+# with them; nothing is mounted under $work when this runs.
+trap 'rm -rf --one-file-system "$work"' EXIT
+mkdir -p "$work/pkg"
+
+# in_chroot UPPER LOWERDIRS CMD...: run CMD chrooted in the overlay
+# LOWERDIRS + UPPER (kept), with /tmp/pkg = $work/pkg, /tmp/debs = $debs.
+in_chroot() {
+	local upper=$1 lower=$2
+	shift 2
+	mkdir -p "$upper" "$upper.wd"
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	unshare --mount --propagation private -- bash -euc '
+		root=$1 upper=$2 lower=$3 pkg=$4 debs=$5
+		shift 5
+		mkdir -p "$root"
+		mount -t overlay overlay -o "lowerdir=$lower,upperdir=$upper,workdir=$upper.wd" "$root"
+		mount -t proc proc "$root/proc"
+		mount --rbind /sys "$root/sys"
+		mount --rbind /dev "$root/dev"
+		mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"
+		mkdir -p "$root/tmp/pkg" "$root/tmp/debs"
+		mount --bind "$pkg" "$root/tmp/pkg"
+		mount --bind -o ro "$debs" "$root/tmp/debs"
+		chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
+			DEBIAN_FRONTEND=noninteractive \
+			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
+	' _ "$work/root" "$upper" "$lower" "$work/pkg" "$debs" "$@"
+}
+
+# make_image LOWERDIRS DIR: a run-guest.sh image directory whose root.ext4
+# is the merged (read-only) overlay LOWERDIRS, with 512 MiB free; the kernels
+# and initramfs are the cached image's.
+make_image() {
+	local lower=$1 dir=$2 f
+	mkdir -p "$dir"
+	for f in "$img"/vmlinux-* "$img"/initramfs-*.cpio.gz; do
+		ln -sf "$f" "$dir/"
+	done
+	cp "$img/kernels" "$img/info" "$dir/"
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	unshare --mount --propagation private -- bash -euc '
+		lower=$1 root=$2 ext4=$3
+		mkdir -p "$root"
+		mount -t overlay overlay -o "ro,lowerdir=$lower" "$root"
+		used=$(du -sxm "$root" | cut -f1)
+		mkfs.ext4 -q -F -L rpcrdma-root -i 8192 -d "$root" "$ext4" "$((used + 512))M" >/dev/null
+	' _ "$lower" "$work/root" "$dir/root.ext4"
+}
+
+# boot DIR SERIES EXPECT: run the guest check; its TAP lines are re-numbered
+# into ours, then the exit status of run-guest.sh is checked too.
+boot() {
+	local dir=$1 series=$2 expect=$3 out=$work/out-$2-$3 rc=0 t=$SECONDS line
+	"$REPO/tests/vm/run-guest.sh" --image "$dir" --kernel "$series" --out "$out" \
+		--script tests/packaging/guest/upgrade-check.sh --timeout 600 --quiet \
+		--env "EXPECT=$expect" --env "VERSION=$version" >"$out.log" 2>&1 || rc=$?
+	echo "# boot $series ($expect) took $((SECONDS - t)) s"
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) tap_ok "guest: ${line#* - }" ;;
+		"not ok "*) tap_fail "guest: ${line#* - }" ;;
+		esac
+	done <"$out/guest.log"
+	expect_eq "guest $series ($expect): run-guest.sh exits 0" 0 "$rc"
+	if [ "$rc" -ne 0 ]; then
+		tail -n 20 "$out.log" | sed 's/^/#   /'
+	fi
+}
+
+fact() { # FILE NAME
+	awk -v k="$2=" 'index($0, k) == 1 { v = substr($0, length(k) + 1) } END { print v }' \
+		"$work/pkg/$1" 2>/dev/null
+}
+
+# The text, as an ERE that matches it literally (kernel names have '+')
+ere() {
+	# shellcheck disable=SC2001 # a bracket expression, not one substitution
+	sed 's/[][\\.*^$+?(){}|]/\\&/g' <<<"$1"
+}
+
+# ------------------------------------------------------------------ the .deb
+t=$SECONDS
+pkg_export "$work/src"
+if ! (cd "$work/src" && dpkg-buildpackage -us -uc -b) >"$work/build.log" 2>&1; then
+	tail -n 30 "$work/build.log" | sed 's/^/#   /'
+	tap_fail "dpkg-buildpackage -us -uc -b"
+	tap_end
+	exit 1
+fi
+deb=$(cd "$work" && echo "${BIN_PKG}"_*_all.deb)
+cp "$work/$deb" "$work/pkg/"
+echo "# building the .deb took $((SECONDS - t)) s"
+tap_ok "built $deb"
+
+# Scripts run in the chroots; each writes NAME=VALUE facts to /tmp/pkg/FILE.
+cat >"$work/pkg/common.sh" <<'IN'
+# sourced by the chroot scripts
+set -uo pipefail
+k61=$1 k612=$2 pv612=$3 deb=/tmp/pkg/$4
+facts=/tmp/pkg/$FACTS
+fact() { printf '%s=%s\n' "$1" "$2" >>"$facts"; }
+stock_sum() { sha256sum /lib/modules/"$1"/kernel/net/sunrpc/xprtrdma/rpcrdma.ko* 2>/dev/null | cut -d' ' -f1; }
+each_kernel() { # PREFIX
+	local k
+	for k in "$k61" "$k612"; do
+		fact "$1.updates.$k" "$(ls /lib/modules/"$k"/updates/dkms 2>/dev/null | paste -sd,)"
+		fact "$1.resolves.$k" "$(modinfo -k "$k" -F filename rpcrdma 2>&1)"
+		fact "$1.rpcrdma_inline.$k" "$(modinfo -k "$k" -F rpcrdma_inline rpcrdma 2>/dev/null)"
+		fact "$1.stock.$k" "$(stock_sum "$k")"
+	done
+	fact "$1.dkms" "$(dkms status rpcrdma-inline 2>/dev/null | paste -sd';')"
+	fact "$1.status" "$(dpkg-query -W -f='${db:Status-Abbrev}' rpcrdma-inline-dkms 2>/dev/null | tr -d ' ')"
+}
+IN
+
+# L1: purge every 6.12 package (saving their names), install our .deb.
+cat >"$work/pkg/l1.sh" <<'IN'
+#!/bin/bash
+. /tmp/pkg/common.sh
+fact stock612 "$(stock_sum "$k612")"
+mapfile -t p612 < <(dpkg-query -W -f='${Package} ${Version} ${Architecture}\n' |
+	awk -v v="$pv612" '$2 == v { print $1 " " $3 }')
+printf '%s\n' "${p612[@]}" >/tmp/pkg/p612.list
+dpkg --purge $(printf '%s\n' "${p612[@]}" | cut -d' ' -f1) >/tmp/pkg/l1-purge.log 2>&1
+fact purge_rc $?
+fact kernels "$(ls /lib/modules | paste -sd' ')"
+dpkg -i "$deb" >/tmp/pkg/l1-install.log 2>&1
+fact install_rc $?
+each_kernel l1
+IN
+
+# L2 / L4: install the 6.12 kernel packages in one dpkg run (as apt does:
+# unpack all, configure all); L4 leaves linux-source-6.12 out.
+cat >"$work/pkg/upgrade.sh" <<'IN'
+#!/bin/bash
+. /tmp/pkg/common.sh
+files=()
+while read -r p a; do
+	if [ "$p" = linux-source-6.12 ] && [ "$5" = nosource ]; then continue; fi
+	files+=("/tmp/debs/${p}_${pv612#*:}_$a.deb")
+done </tmp/pkg/p612.list
+fact files "${files[*]}"
+dpkg -i "${files[@]}" >"/tmp/pkg/${FACTS%.facts}-dpkg.log" 2>&1
+fact dpkg_rc $?
+fact source612 "$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null)"
+cp /var/lib/dkms/rpcrdma-inline/*/build/make.log "/tmp/pkg/${FACTS%.facts}-make.log" 2>/dev/null
+each_kernel up
+IN
+
+cat >"$work/pkg/remove.sh" <<'IN'
+#!/bin/bash
+. /tmp/pkg/common.sh
+dpkg -r rpcrdma-inline-dkms >/tmp/pkg/l3-remove.log 2>&1
+fact remove_rc $?
+each_kernel rm
+IN
+chmod +x "$work/pkg/"*.sh
+
+rootfs=$img/rootfs
+args=("$k61" "$k612" "$pv612" "$deb")
+
+# ------------------------------------------------------------- 1. upgrade
+t=$SECONDS
+rc=0
+in_chroot "$work/L1" "$rootfs" env FACTS=l1.facts /tmp/pkg/l1.sh "${args[@]}" \
+	>"$work/l1.log" 2>&1 || rc=$?
+echo "# L1 (purge 6.12, dpkg -i our package: DKMS for 6.1) took $((SECONDS - t)) s"
+expect_eq "L1: the chroot run completed" 0 "$rc"
+expect_eq "L1: the 6.12 packages purge (exit 0)" 0 "$(fact l1.facts purge_rc)"
+expect_eq "L1: only 6.1 is left in /lib/modules" "$k61" "$(fact l1.facts kernels)"
+expect_eq "L1: dpkg -i $deb exits 0" 0 "$(fact l1.facts install_rc)"
+expect_eq "L1: rpcrdma for $k61 is ours ($version)" "$version" "$(fact l1.facts "l1.rpcrdma_inline.$k61")"
+expect_grep "L1: rpcrdma for $k61 resolves to updates/dkms" \
+	"^/lib/modules/$(ere "$k61")/updates/dkms/rpcrdma\\.ko" "$(fact l1.facts "l1.resolves.$k61")"
+
+t=$SECONDS
+rc=0
+in_chroot "$work/L2" "$work/L1:$rootfs" env FACTS=l2.facts /tmp/pkg/upgrade.sh "${args[@]}" withsource \
+	>"$work/l2.log" 2>&1 || rc=$?
+echo "# L2 (dpkg -i the 6.12 image, headers, source: the kernel hook builds) took $((SECONDS - t)) s"
+expect_eq "L2: the chroot run completed" 0 "$rc"
+expect_eq "L2: dpkg -i of the 6.12 kernel packages exits 0" 0 "$(fact l2.facts dpkg_rc)"
+if [ "$(fact l2.facts dpkg_rc)" != 0 ]; then tail -n 20 "$work/pkg/l2-dpkg.log" | sed 's/^/#   /'; fi
+expect_grep "L2: dkms status: rpcrdma-inline/$version, $k612: installed" \
+	"rpcrdma-inline/$version, $(ere "$k612"), [^:]*: installed" "$(fact l2.facts up.dkms)"
+expect_grep "L2: /lib/modules/$k612/updates/dkms/rpcrdma.ko exists" \
+	'^rpcrdma\.ko' "$(fact l2.facts "up.updates.$k612")"
+expect_eq "L2: modinfo -F rpcrdma_inline for $k612 is $version" "$version" \
+	"$(fact l2.facts "up.rpcrdma_inline.$k612")"
+expect_grep "L2: rpcrdma for $k612 resolves to updates/dkms" \
+	"^/lib/modules/$(ere "$k612")/updates/dkms/rpcrdma\\.ko" "$(fact l2.facts "up.resolves.$k612")"
+expect_eq "L2: the stock 6.12 module is the image's" "$(fact l1.facts stock612)" \
+	"$(fact l2.facts "up.stock.$k612")"
+expect_eq "L2: $k61 still has ours" "$version" "$(fact l2.facts "up.rpcrdma_inline.$k61")"
+
+t=$SECONDS
+make_image "$work/L2:$work/L1:$rootfs" "$work/img-ours"
+echo "# root.ext4 of L2 took $((SECONDS - t)) s"
+boot "$work/img-ours" 6.12 ours
+
+# ------------------------------------------------------------- 3. removal
+t=$SECONDS
+rc=0
+in_chroot "$work/L3" "$work/L2:$work/L1:$rootfs" env FACTS=l3.facts /tmp/pkg/remove.sh "${args[@]}" \
+	>"$work/l3.log" 2>&1 || rc=$?
+echo "# L3 (dpkg -r) took $((SECONDS - t)) s"
+expect_eq "L3: dpkg -r exits 0" "0 0" "$rc $(fact l3.facts remove_rc)"
+for k in "$k61" "$k612"; do
+	expect_eq "L3: nothing left in updates/dkms for $k" "" "$(fact l3.facts "rm.updates.$k")"
+	expect_grep "L3: rpcrdma for $k resolves to the stock file" \
+		"^/lib/modules/$(ere "$k")/kernel/net/sunrpc/xprtrdma/rpcrdma\\.ko" "$(fact l3.facts "rm.resolves.$k")"
+done
+t=$SECONDS
+make_image "$work/L3:$work/L2:$work/L1:$rootfs" "$work/img-stock"
+echo "# root.ext4 of L3 took $((SECONDS - t)) s"
+boot "$work/img-stock" 6.1 stock
+boot "$work/img-stock" 6.12 stock
+
+# ---------------------------------------------- 4. no linux-source for 6.12
+t=$SECONDS
+rc=0
+in_chroot "$work/L4" "$work/L1:$rootfs" env FACTS=l4.facts /tmp/pkg/upgrade.sh "${args[@]}" nosource \
+	>"$work/l4.log" 2>&1 || rc=$?
+echo "# L4 (dpkg -i the 6.12 image and headers, no source) took $((SECONDS - t)) s"
+expect_eq "L4: the chroot run completed" 0 "$rc"
+expect_eq "L4: linux-source-6.12 is not installed" "" "$(fact l4.facts source612)"
+echo "# L4: dpkg -i exit status $(fact l4.facts dpkg_rc)"
+# Where the admin sees it: the kernel's postinst hook (dkms autoinstall)
+# prints dkms's error and points at make.log; make.log holds our Makefile's
+# message naming the exact apt-get command.
+need="apt-get install linux-source-6.12=$pv612"
+expect_grep "L4: dpkg's output points at dkms's make.log" \
+	'Consult /var/lib/dkms/rpcrdma-inline/.*/make\.log' "$(cat "$work/pkg/l4-dpkg.log" 2>/dev/null || true)"
+expect_grep "L4: make.log names '$need'" "Install it with: $(ere "$need")" \
+	"$(cat "$work/pkg/l4-make.log" 2>/dev/null || true)"
+expect_eq "L4: nothing installed in /lib/modules/$k612/updates/dkms" "" "$(fact l4.facts "up.updates.$k612")"
+expect_grep "L4: rpcrdma for $k612 resolves to the stock file" \
+	"^/lib/modules/$(ere "$k612")/kernel/net/sunrpc/xprtrdma/rpcrdma\\.ko" "$(fact l4.facts "up.resolves.$k612")"
+expect_eq "L4: the stock 6.12 module file is untouched" "$(fact l1.facts stock612)" \
+	"$(fact l4.facts "up.stock.$k612")"
+expect_eq "L4: $k61 still has ours" "$version" "$(fact l4.facts "up.rpcrdma_inline.$k61")"
+echo "# test-upgrade.sh took $((SECONDS - t_all)) s"
+tap_end
