@@ -32,7 +32,13 @@ command -v dpkg-query >/dev/null ||
 pkgver=
 for pkg in "linux-image-$kver" "linux-headers-$kver"; do
 	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
-	if [ "$status" = installed ]; then
+	# DKMS's hook in a new kernel's postinst runs while linux-image is
+	# half-configured and the headers only unpacked: their files are there
+	case $status in
+	installed | half-configured | unpacked | triggers-awaited | triggers-pending) ;;
+	*) status= ;;
+	esac
+	if [ -n "$status" ]; then
 		pkgver=$(dpkg-query -W -f='${Version}' "$pkg")
 		break
 	fi

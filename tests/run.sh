@@ -3,7 +3,7 @@
 #
 #   tests/run.sh quick   unit, style, bad input, the 6.1 build and guest
 #   tests/run.sh full    all of it: builds and guests for 6.1, 6.12 and 7.3,
-#                        and the packaging tests
+#                        the packaging tests, and the kernel-upgrade test
 #   tests/run.sh NAME... only the named tests (see the lists below)
 #
 # Guest images are built on first use and cached outside the repo
@@ -17,7 +17,7 @@ export RPCRDMA_INLINE_OUT=$logs
 
 quick=(unit style bad-input build-6.1 guest-6.1)
 full=(unit style bad-input build-6.1 build-6.12 build-7.3
-	packaging guest-6.1 guest-6.12 guest-7.3)
+	packaging packaging-upgrade guest-6.1 guest-6.12 guest-7.3)
 
 command_of() {
 	case $1 in
@@ -30,6 +30,7 @@ command_of() {
 	guest-6.1) echo "env GUEST_MEASURE=1 $here/test-guest.sh 6.1" ;;
 	guest-*) echo "env GUEST_PHASES=install,integrity,server,client,revert $here/test-guest.sh ${1#guest-}" ;;
 	packaging) echo "$here/packaging/run.sh" ;;
+	packaging-upgrade) echo "$here/packaging/test-upgrade.sh" ;;
 	*) return 1 ;;
 	esac
 }
