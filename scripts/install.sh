@@ -34,6 +34,8 @@ srcpkg="linux-source-$series"
 [ "$(installed "$srcpkg")" = "installed $kpkgver" ] || need+=("$srcpkg=$kpkgver")
 if [ ${#need[@]} -gt 0 ]; then
 	echo "rpcrdma-inline: installing ${need[*]}" >&2
+	# A fresh machine may have no or stale package lists
+	apt-get update -qq || die "apt-get update failed: check your apt sources."
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need[@]}" ||
 		die "could not install ${need[*]}. linux-source-$series $kpkgver must come" \
 		    "from the same suite as the running kernel (for 7.x: trixie-backports)."
