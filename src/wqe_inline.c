@@ -205,7 +205,7 @@ static int rpcrdma_wqe_inline_try(struct rpcrdma_wqe_inline *wi,
  * back, as after rdma_create_qp(), and @wi is listed in debugfs.
  *
  * Return: 0, or the error of the last attempt, which asked for no
- * inline data.
+ * inline data (logged, rate-limited, when sizes were negotiated).
  */
 int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 				 struct rdma_cm_id *id, struct ib_pd *pd,
@@ -216,7 +216,7 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 	u32 want = rpcrdma_wqe_inline_want(side);
 	struct rpcrdma_wqe_inline_memo memo;
 	struct ib_qp_init_attr orig;
-	u32 size;
+	u32 first, size;
 	int ret;
 
 	wi->side = side;
@@ -233,7 +233,8 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 	}
 
 	rpcrdma_wqe_inline_memo_get(id->device, &memo);
-	size = rpcrdma_wqe_inline_first_size(vendor_id, want, &memo);
+	first = rpcrdma_wqe_inline_first_size(vendor_id, want, &memo);
+	size = first;
 	orig = *attr;
 	for (;;) {
 		*attr = orig;
@@ -243,8 +244,15 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 			break;
 		size = rpcrdma_wqe_inline_next_size(vendor_id, size);
 	}
-	if (ret)
+	if (ret) {
+		/* Refused even without inline data: the connection fails */
+		pr_warn_ratelimited("%s: %s QP creation failed at every inline data size from %u bytes down to 0 (%u attempts): error %d\n",
+				    dev_name(&id->device->dev),
+				    side == RPCRDMA_WQE_INLINE_SERVER ?
+				    "server" : "client",
+				    first, wi->attempts, ret);
 		return ret;
+	}
 	rpcrdma_wqe_inline_memo_set(id->device, want, size);
 	wi->asked = size;
 	wi->reported = attr->cap.max_inline_data;

@@ -43,3 +43,49 @@ rxe-101 0 101 0 96 96 11
 rxe-0 0 0 0 0 0 17
 reports-less 0 1024 64 256 64 1
 ROWS
+
+# A device that refuses every RC QP creation, even one asking for no
+# inline data (inline_limit.ko refuse_all=1): the client's negotiation
+# tries every size down to 0, then gives up with the device's error and
+# logs it; the mount fails at once (the mount's NULL ping is soft and
+# fails on a connect error; retry=0 stops mount.nfs from retrying).
+# Nothing stays listed, and once the device is unwrapped a mount works.
+# rxe0 is added again first, as for the rows, so that no memo shortens
+# the negotiation.
+rdma link delete rxe0
+rdma link add rxe0 type rxe netdev dummy0
+ra_want=$(cat /sys/module/rpcrdma/parameters/inline_size)
+# One negotiation on rxe (no vendor limits, wqe_inline_policy.c): want,
+# then 16 bytes less each time, down to and including 0
+ra_tries=1 ra_size=$ra_want
+while [ "$ra_size" -gt 0 ]; do
+	ra_size=$((ra_size > 16 ? ra_size - 16 : 0))
+	ra_tries=$((ra_tries + 1))
+done
+insmod "$GUEST_MODULES/inline_limit.ko" refuse_all=1
+ra_t=$SECONDS ra_rc=0
+timeout 120 mount -t nfs -o "vers=3,proto=rdma,port=$NFS_RDMA_PORT,retry=0" \
+	"$NFS_SERVER:$NFS_EXPORT" /mnt 2>/tmp/refuse-all.err || ra_rc=$?
+log "refuse_all: mount exited $ra_rc after $((SECONDS - ra_t)) s: $(tr '\n' ' ' </tmp/refuse-all.err)"
+check "refuse_all: the mount fails, and not by timing out (exit $ra_rc)" \
+	test "$ra_rc" != 0 -a "$ra_rc" != 124
+if mountpoint -q /mnt; then
+	check "refuse_all: nothing is mounted on /mnt" false
+	umount /mnt
+fi
+ra_refused=$(cat /sys/module/inline_limit/parameters/refused)
+log "refuse_all: QP creations refused $ra_refused, passed $(cat /sys/module/inline_limit/parameters/created)"
+check "refuse_all: the device refused $ra_refused QP creations, at least one negotiation ($ra_tries)" \
+	test "$ra_refused" -ge "$ra_tries"
+check "refuse_all: no connection stays listed" conns_gone
+ra_line="rpcrdma: rxe0: client QP creation failed at every inline data size from $ra_want bytes down to 0 ($ra_tries attempts): error -22"
+log "refuse_all: dmesg: $(dmesg | grep 'QP creation failed at every inline data size' | tail -n 1)"
+check "refuse_all: the kernel log says why: $ra_line" \
+	grep -qF "$ra_line" <<<"$(dmesg)"
+check "refuse_all: rmmod inline_limit" rmmod inline_limit
+nfs_mount 3 /mnt
+check "after refuse_all: the client asked $ra_want at the first attempt" \
+	test "$(conn_field client asked) $(conn_field client attempts)" = "$ra_want 1"
+check "after refuse_all: data compares equal" data_roundtrip /mnt 1
+nfs_umount /mnt
+conns_gone || true

@@ -10,10 +10,12 @@
  * QP creations asking for more than @limit bytes of inline data are
  * refused with -EINVAL, as irdma, erdma, siw and rxe refuse what exceeds
  * their limit, and the size written back is capped at @limit (and at
- * @report, to act as a device that reports less than it was asked). Both the
- * device's create_qp and post_send ops and its vendor ID are restored on
- * unload, which must come before the device is removed (the module holds
- * a reference).
+ * @report, to act as a device that reports less than it was asked). With
+ * refuse_all=1 every RC QP creation is refused with -EINVAL, even one
+ * asking for no inline data, to act as a device that cannot create the
+ * QP at all. Both the device's create_qp and post_send ops and its
+ * vendor ID are restored on unload, which must come before the device is
+ * removed (the module holds a reference).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -39,6 +41,10 @@ MODULE_PARM_DESC(report, "Report at most this much inline data back (0: up to li
 static unsigned int vendor_id;
 module_param(vendor_id, uint, 0444);
 MODULE_PARM_DESC(vendor_id, "Vendor ID to report (0: keep the device's)");
+
+static bool refuse_all;
+module_param(refuse_all, bool, 0444);
+MODULE_PARM_DESC(refuse_all, "Refuse every RC QP creation, whatever its inline data size (default N)");
 
 static atomic_t refused = ATOMIC_INIT(0);
 module_param_named(refused, refused.counter, int, 0444);
@@ -95,7 +101,8 @@ static int inline_limit_create_qp(struct ib_qp *qp,
 {
 	int ret;
 
-	if (attr->cap.max_inline_data > limit) {
+	if (attr->cap.max_inline_data > limit ||
+	    (refuse_all && attr->qp_type == IB_QPT_RC)) {
 		atomic_inc(&refused);
 		return -EINVAL;
 	}
@@ -133,8 +140,9 @@ static int __init inline_limit_init(void)
 		wrapped->attrs.vendor_id = vendor_id;
 	WRITE_ONCE(wrapped->ops.create_qp, inline_limit_create_qp);
 	WRITE_ONCE(wrapped->ops.post_send, inline_limit_post_send);
-	pr_info("%s: inline data limit %u, vendor ID 0x%x\n",
-		dev_name(&wrapped->dev), limit, wrapped->attrs.vendor_id);
+	pr_info("%s: inline data limit %u, vendor ID 0x%x%s\n",
+		dev_name(&wrapped->dev), limit, wrapped->attrs.vendor_id,
+		refuse_all ? ", refusing every RC QP" : "");
 	return 0;
 }
 
