@@ -13,6 +13,14 @@
 #   expect_eq NAME WANT GOT  tap_ok when equal, else tap_fail showing both
 #   expect_grep NAME RE TEXT tap_ok when a line of TEXT matches the ERE
 #   diff_lists NAME WANT GOT tap_ok when the two sorted lists are equal
+#   in_chroot UPPER LOWERDIRS CMD...
+#                            run CMD chrooted in the overlay LOWERDIRS + UPPER
+#                            (kept), with /tmp/pkg = $work/pkg and /tmp/debs =
+#                            $debs (the caller sets work and debs)
+#   make_image LOWERDIRS DIR [FREE_MIB]
+#                            a tests/vm image directory whose root.ext4 is the
+#                            merged overlay LOWERDIRS with FREE_MIB (512) free;
+#                            kernels and initramfs are those of $img
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
@@ -93,4 +101,48 @@ diff_lists() {
 		tap_fail "$1"
 		printf '%s\n' "$out" | head -n 30 | sed 's/^/#   /'
 	fi
+}
+
+# The overlay mounts live in private mount namespaces (unshare) and vanish
+# with them; nothing stays mounted under $work.
+# shellcheck disable=SC2154 # work, debs and img are the caller's
+in_chroot() {
+	local upper=$1 lower=$2
+	shift 2
+	mkdir -p "$upper" "$upper.wd"
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	unshare --mount --propagation private -- bash -euc '
+		root=$1 upper=$2 lower=$3 pkg=$4 debs=$5
+		shift 5
+		mkdir -p "$root"
+		mount -t overlay overlay -o "lowerdir=$lower,upperdir=$upper,workdir=$upper.wd" "$root"
+		mount -t proc proc "$root/proc"
+		mount --rbind /sys "$root/sys"
+		mount --rbind /dev "$root/dev"
+		mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"
+		mkdir -p "$root/tmp/pkg" "$root/tmp/debs"
+		mount --bind "$pkg" "$root/tmp/pkg"
+		mount --bind -o ro "$debs" "$root/tmp/debs"
+		chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
+			DEBIAN_FRONTEND=noninteractive \
+			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
+	' _ "$work/root" "$upper" "$lower" "$work/pkg" "$debs" "$@"
+}
+
+# shellcheck disable=SC2154
+make_image() {
+	local lower=$1 dir=$2 free=${3:-512} f
+	mkdir -p "$dir"
+	for f in "$img"/vmlinux-* "$img"/initramfs-*.cpio.gz; do
+		ln -sf "$f" "$dir/"
+	done
+	cp "$img/kernels" "$img/info" "$dir/"
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	unshare --mount --propagation private -- bash -euc '
+		lower=$1 root=$2 ext4=$3 free=$4
+		mkdir -p "$root"
+		mount -t overlay overlay -o "ro,lowerdir=$lower" "$root"
+		used=$(du -sxm "$root" | cut -f1)
+		mkfs.ext4 -q -F -L rpcrdma-root -i 8192 -d "$root" "$ext4" "$((used + free))M" >/dev/null
+	' _ "$lower" "$work/root" "$dir/root.ext4" "$free"
 }

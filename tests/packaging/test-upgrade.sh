@@ -9,7 +9,7 @@
 # Works on layered overlays of the cached bookworm guest image (never
 # written): L1 = the image with every 6.12 package purged + our .deb (DKMS
 # builds for 6.1); L2 = L1 + the 6.12 image, headers and linux-source (the
-# kernel postinst hook builds for 6.12); L3 = L2 + dpkg -r of our package;
+# kernel postinst hook builds for 6.12); L3 = L2 + apt remove of our package;
 # L4 = L1 + the 6.12 image and headers only. Bootable root.ext4 images of
 # L2 and L3 are booted under QEMU (tests/vm/run-guest.sh) with
 # tests/packaging/guest/upgrade-check.sh, which only runs `modprobe rpcrdma`.
@@ -34,51 +34,6 @@ work=$(mktemp -d "${TMPDIR:-/var/tmp}/rpcrdma-upgrade.XXXXXX")
 # with them; nothing is mounted under $work when this runs.
 trap 'rm -rf --one-file-system "$work"' EXIT
 mkdir -p "$work/pkg"
-
-# in_chroot UPPER LOWERDIRS CMD...: run CMD chrooted in the overlay
-# LOWERDIRS + UPPER (kept), with /tmp/pkg = $work/pkg, /tmp/debs = $debs.
-in_chroot() {
-	local upper=$1 lower=$2
-	shift 2
-	mkdir -p "$upper" "$upper.wd"
-	# shellcheck disable=SC2016 # expanded by the inner bash
-	unshare --mount --propagation private -- bash -euc '
-		root=$1 upper=$2 lower=$3 pkg=$4 debs=$5
-		shift 5
-		mkdir -p "$root"
-		mount -t overlay overlay -o "lowerdir=$lower,upperdir=$upper,workdir=$upper.wd" "$root"
-		mount -t proc proc "$root/proc"
-		mount --rbind /sys "$root/sys"
-		mount --rbind /dev "$root/dev"
-		mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"
-		mkdir -p "$root/tmp/pkg" "$root/tmp/debs"
-		mount --bind "$pkg" "$root/tmp/pkg"
-		mount --bind -o ro "$debs" "$root/tmp/debs"
-		chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
-			DEBIAN_FRONTEND=noninteractive \
-			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
-	' _ "$work/root" "$upper" "$lower" "$work/pkg" "$debs" "$@"
-}
-
-# make_image LOWERDIRS DIR: a run-guest.sh image directory whose root.ext4
-# is the merged (read-only) overlay LOWERDIRS, with 512 MiB free; the kernels
-# and initramfs are the cached image's.
-make_image() {
-	local lower=$1 dir=$2 f
-	mkdir -p "$dir"
-	for f in "$img"/vmlinux-* "$img"/initramfs-*.cpio.gz; do
-		ln -sf "$f" "$dir/"
-	done
-	cp "$img/kernels" "$img/info" "$dir/"
-	# shellcheck disable=SC2016 # expanded by the inner bash
-	unshare --mount --propagation private -- bash -euc '
-		lower=$1 root=$2 ext4=$3
-		mkdir -p "$root"
-		mount -t overlay overlay -o "ro,lowerdir=$lower" "$root"
-		used=$(du -sxm "$root" | cut -f1)
-		mkfs.ext4 -q -F -L rpcrdma-root -i 8192 -d "$root" "$ext4" "$((used + 512))M" >/dev/null
-	' _ "$lower" "$work/root" "$dir/root.ext4"
-}
 
 # boot DIR SERIES EXPECT: run the guest check; its TAP lines are re-numbered
 # into ours, then the exit status of run-guest.sh is checked too.
@@ -157,12 +112,12 @@ printf '%s\n' "${p612[@]}" >/tmp/pkg/p612.list
 dpkg --purge $(printf '%s\n' "${p612[@]}" | cut -d' ' -f1) >/tmp/pkg/l1-purge.log 2>&1
 fact purge_rc $?
 fact kernels "$(ls /lib/modules | paste -sd' ')"
-dpkg -i "$deb" >/tmp/pkg/l1-install.log 2>&1
+apt-get install -y "$deb" >/tmp/pkg/l1-install.log 2>&1
 fact install_rc $?
 each_kernel l1
 IN
 
-# L2 / L4: install the 6.12 kernel packages in one dpkg run (as apt does:
+# L2 / L4: install the 6.12 kernel packages in one apt run (apt has dpkg
 # unpack all, configure all); L4 leaves linux-source-6.12 out.
 cat >"$work/pkg/upgrade.sh" <<'IN'
 #!/bin/bash
@@ -173,7 +128,7 @@ while read -r p a; do
 	files+=("/tmp/debs/${p}_${pv612#*:}_$a.deb")
 done </tmp/pkg/p612.list
 fact files "${files[*]}"
-dpkg -i "${files[@]}" >"/tmp/pkg/${FACTS%.facts}-dpkg.log" 2>&1
+apt-get install -y "${files[@]}" >"/tmp/pkg/${FACTS%.facts}-dpkg.log" 2>&1
 fact dpkg_rc $?
 fact source612 "$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null)"
 cp /var/lib/dkms/rpcrdma-inline/*/build/make.log "/tmp/pkg/${FACTS%.facts}-make.log" 2>/dev/null
@@ -183,7 +138,7 @@ IN
 cat >"$work/pkg/remove.sh" <<'IN'
 #!/bin/bash
 . /tmp/pkg/common.sh
-dpkg -r rpcrdma-inline-dkms >/tmp/pkg/l3-remove.log 2>&1
+apt-get remove -y rpcrdma-inline-dkms >/tmp/pkg/l3-remove.log 2>&1
 fact remove_rc $?
 each_kernel rm
 IN
@@ -197,11 +152,11 @@ t=$SECONDS
 rc=0
 in_chroot "$work/L1" "$rootfs" env FACTS=l1.facts /tmp/pkg/l1.sh "${args[@]}" \
 	>"$work/l1.log" 2>&1 || rc=$?
-echo "# L1 (purge 6.12, dpkg -i our package: DKMS for 6.1) took $((SECONDS - t)) s"
+echo "# L1 (purge 6.12, apt install our package: DKMS for 6.1) took $((SECONDS - t)) s"
 expect_eq "L1: the chroot run completed" 0 "$rc"
 expect_eq "L1: the 6.12 packages purge (exit 0)" 0 "$(fact l1.facts purge_rc)"
 expect_eq "L1: only 6.1 is left in /lib/modules" "$k61" "$(fact l1.facts kernels)"
-expect_eq "L1: dpkg -i $deb exits 0" 0 "$(fact l1.facts install_rc)"
+expect_eq "L1: apt-get install ./$deb exits 0" 0 "$(fact l1.facts install_rc)"
 expect_eq "L1: rpcrdma for $k61 is ours ($version)" "$version" "$(fact l1.facts "l1.rpcrdma_inline.$k61")"
 expect_grep "L1: rpcrdma for $k61 resolves to updates/dkms" \
 	"^/lib/modules/$(ere "$k61")/updates/dkms/rpcrdma\\.ko" "$(fact l1.facts "l1.resolves.$k61")"
@@ -210,9 +165,9 @@ t=$SECONDS
 rc=0
 in_chroot "$work/L2" "$work/L1:$rootfs" env FACTS=l2.facts /tmp/pkg/upgrade.sh "${args[@]}" withsource \
 	>"$work/l2.log" 2>&1 || rc=$?
-echo "# L2 (dpkg -i the 6.12 image, headers, source: the kernel hook builds) took $((SECONDS - t)) s"
+echo "# L2 (apt install the 6.12 image, headers, source: the kernel hook builds) took $((SECONDS - t)) s"
 expect_eq "L2: the chroot run completed" 0 "$rc"
-expect_eq "L2: dpkg -i of the 6.12 kernel packages exits 0" 0 "$(fact l2.facts dpkg_rc)"
+expect_eq "L2: apt-get install of the 6.12 kernel packages exits 0" 0 "$(fact l2.facts dpkg_rc)"
 if [ "$(fact l2.facts dpkg_rc)" != 0 ]; then tail -n 20 "$work/pkg/l2-dpkg.log" | sed 's/^/#   /'; fi
 expect_grep "L2: dkms status: rpcrdma-inline/$version, $k612: installed" \
 	"rpcrdma-inline/$version, $(ere "$k612"), [^:]*: installed" "$(fact l2.facts up.dkms)"
@@ -236,8 +191,8 @@ t=$SECONDS
 rc=0
 in_chroot "$work/L3" "$work/L2:$work/L1:$rootfs" env FACTS=l3.facts /tmp/pkg/remove.sh "${args[@]}" \
 	>"$work/l3.log" 2>&1 || rc=$?
-echo "# L3 (dpkg -r) took $((SECONDS - t)) s"
-expect_eq "L3: dpkg -r exits 0" "0 0" "$rc $(fact l3.facts remove_rc)"
+echo "# L3 (apt remove) took $((SECONDS - t)) s"
+expect_eq "L3: apt-get remove exits 0" "0 0" "$rc $(fact l3.facts remove_rc)"
 for k in "$k61" "$k612"; do
 	expect_eq "L3: nothing left in updates/dkms for $k" "" "$(fact l3.facts "rm.updates.$k")"
 	expect_grep "L3: rpcrdma for $k resolves to the stock file" \
@@ -254,10 +209,10 @@ t=$SECONDS
 rc=0
 in_chroot "$work/L4" "$work/L1:$rootfs" env FACTS=l4.facts /tmp/pkg/upgrade.sh "${args[@]}" nosource \
 	>"$work/l4.log" 2>&1 || rc=$?
-echo "# L4 (dpkg -i the 6.12 image and headers, no source) took $((SECONDS - t)) s"
+echo "# L4 (apt install the 6.12 image and headers, no source) took $((SECONDS - t)) s"
 expect_eq "L4: the chroot run completed" 0 "$rc"
 expect_eq "L4: linux-source-6.12 is not installed" "" "$(fact l4.facts source612)"
-echo "# L4: dpkg -i exit status $(fact l4.facts dpkg_rc)"
+echo "# L4: apt-get install exit status $(fact l4.facts dpkg_rc)"
 # Where the admin sees it: the kernel's postinst hook (dkms autoinstall)
 # prints dkms's error and points at make.log; make.log holds our Makefile's
 # message naming the exact apt-get command.
