@@ -17,9 +17,4 @@ check "the loaded rpcrdma is the stock one" bash -c "! test -e /sys/module/rpcrd
 if [ -n "$stock_srcversion" ]; then
 	check "its srcversion is the stock module's" test "$(cat /sys/module/rpcrdma/srcversion)" = "$stock_srcversion"
 fi
-nfs_server_start /export
-nfs_mount 3 /mnt
-check "stock: vers=3 mounts over rdma" check_proto_rdma /mnt
-check "stock: 4 MiB O_DIRECT round trip compares equal" data_roundtrip /mnt 4
-nfs_umount /mnt
-nfs_server_stop
+check_served stock /export

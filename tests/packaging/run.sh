@@ -2,8 +2,10 @@
 # The packaging tests, one after the other: each prints TAP; this prints
 # their output and ends with "N passed, N failed", failing if any failed.
 #
-# usage: tests/packaging/run.sh [admin|deb|rpm|deb-install]...
-#        (default: admin deb rpm; deb-install is slow, about 4 minutes)
+# usage: tests/packaging/run.sh [admin|deb|rpm|deb-install|upgrade|install-script]...
+#        (default: admin deb rpm; the others boot guests or build in
+#        chroots and take minutes: tests/run.sh runs upgrade and
+#        install-script on their own)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,7 +15,7 @@ passed=0
 failed=0
 for n in "${names[@]}"; do
 	t="$here/test-$n.sh"
-	[ -x "$t" ] || { echo "unknown packaging test '$n': admin, deb, rpm or deb-install" >&2; exit 2; }
+	[ -x "$t" ] || { echo "unknown packaging test '$n': admin, deb, rpm, deb-install, upgrade or install-script" >&2; exit 2; }
 	echo "# test-$n.sh"
 	t0=$SECONDS
 	if "$t"; then

@@ -12,6 +12,8 @@
 #   nfs_umount [MOUNTPOINT]
 #   check_proto_rdma MOUNTPOINT        /proc/self/mountstats says proto=rdma
 #   data_roundtrip DIR MIB             write MIB MiB with O_DIRECT 4 KiB, read back, cmp
+#   check_served LABEL DIR             nfsd exports DIR, vers=3 mount on /mnt: checks
+#                                      proto=rdma and a 4 MiB round trip; unmount, stop
 #   check NAME COMMAND [ARGS...]       run COMMAND, print "ok N - NAME" or "not ok N - NAME"
 #   tap_done                           print the plan; fail if any check failed
 # Scripts using these run under `set -euo pipefail`.
@@ -178,4 +180,16 @@ data_roundtrip() { # DIR MIB: O_DIRECT 4 KiB writes then reads; compare every by
 	fi
 	lib_log "data_roundtrip: $got bytes compared equal"
 	rm -f "$src" "$back" "$dir/roundtrip.bin"
+}
+
+# check_served LABEL DIR: the NFS server exports DIR, a vers=3 mount on /mnt
+# over rdma carries a 4 MiB round trip; then unmount and stop the server
+check_served() {
+	local label=${1:?check_served LABEL DIR} dir=${2:?check_served LABEL DIR}
+	nfs_server_start "$dir"
+	nfs_mount 3 /mnt
+	check "$label: vers=3 mounts over rdma" check_proto_rdma /mnt
+	check "$label: 4 MiB O_DIRECT round trip compares equal" data_roundtrip /mnt 4
+	nfs_umount /mnt
+	nfs_server_stop
 }
