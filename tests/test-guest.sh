@@ -5,6 +5,7 @@
 # usage: test-guest.sh SERIES [GUEST_SCRIPT]   (6.1, 6.12 or 7.3)
 # env:   GUEST_PHASES   the phases of tests/guest/suite.sh to run
 #        GUEST_MEASURE  1: the full integrity workload in the client phase
+#        GUEST_BENCH_*  passed to GUEST_SCRIPT too (tests/bench/latency.sh)
 #
 # Under TCG a DKMS build inside the guest takes 10 minutes and more, so by
 # default DKMS builds the module in a chroot of the same guest image (the
@@ -59,7 +60,7 @@ if [ "${RPCRDMA_INLINE_GUEST_BUILD:-chroot}" = chroot ]; then
 fi
 
 envs=()
-for v in GUEST_PHASES GUEST_MEASURE; do
+for v in GUEST_PHASES GUEST_MEASURE $(compgen -v GUEST_BENCH_ || true); do
 	[ -z "${!v:-}" ] || envs+=(--env "$v=${!v}")
 done
 rc=0

@@ -1,0 +1,112 @@
+#!/bin/bash
+# Guest side of tests/bench/latency.sh (run by tests/test-guest.sh in a QEMU
+# guest): install rpcrdma-inline with DKMS as phase-install.sh does (which
+# also brings up rxe0 on dummy0 and an NFS export of a tmpfs), then for each
+# round, mode, NFS version and workload: remount (new QPs, so the mode's
+# parameters apply), run fio 4 KiB QD1 O_DIRECT for a fixed time, and print
+# one line
+#   bench ROUND MODE VERS RW IOPS CLAT_MEAN_US P50_US P99_US SI SB CI CB SMAX CMAX
+# with the Sends our debugfs counted on each side during the run (S server,
+# C client; I inline, B by reference) and each side's inline max. fio's JSON
+# goes to /out/fio-ROUND-MODE-vVERS-RW.json. Asserts nothing but the install.
+#
+# env: GUEST_BENCH_RUNTIME  seconds per fio run (20)
+#      GUEST_BENCH_RAMP     seconds of fio ramp_time before that (2)
+#      GUEST_BENCH_ROUNDS   rounds of all modes (3)
+#      GUEST_BENCH_MODES    modes, in the order of each round (stock server both)
+#      GUEST_BENCH_VERS     NFS versions (3; e.g. "3 4.1")
+#      GUEST_BENCH_RW       fio workloads (write randread)
+#      GUEST_BENCH_IOENGINE fio ioengine (psync)
+#      GUEST_BENCH_SIZE     file size in MiB (64)
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=../../vm/guest/lib.sh
+. /src/tests/vm/guest/lib.sh
+# shellcheck source-path=SCRIPTDIR source=../../guest/common.sh
+. /src/tests/guest/common.sh
+
+runtime=${GUEST_BENCH_RUNTIME:-20}
+ramp=${GUEST_BENCH_RAMP:-2}
+rounds=${GUEST_BENCH_ROUNDS:-3}
+modes=${GUEST_BENCH_MODES:-stock server both}
+versions=${GUEST_BENCH_VERS:-3}
+workloads=${GUEST_BENCH_RW:-write randread}
+ioengine=${GUEST_BENCH_IOENGINE:-psync}
+size=${GUEST_BENCH_SIZE:-64}
+
+# The install phase of the test suite, as is: TAP lines, then rxe0 and nfsd
+# serving /export (tmpfs) with our rpcrdma loaded
+# shellcheck source=/dev/null
+. /src/tests/guest/phase-install.sh
+if ((TAP_FAILED > 0)); then
+	log "the install failed: no numbers"
+	tap_done
+	exit 1
+fi
+params=/sys/module/rpcrdma/parameters
+log "fio $(fio --version), $(nproc) CPUs, kernel $(uname -r)"
+
+# set_mode MODE: the module parameters of MODE, for new connections
+set_mode() {
+	case $1 in
+	stock) echo 0 >"$params/inline_size"; echo Y >"$params/server_inline"; echo Y >"$params/client_inline" ;;
+	server) echo 256 >"$params/inline_size"; echo Y >"$params/server_inline"; echo N >"$params/client_inline" ;;
+	both) echo 256 >"$params/inline_size"; echo Y >"$params/server_inline"; echo Y >"$params/client_inline" ;;
+	*) log "unknown mode $1 (stock, server, both)"; return 1 ;;
+	esac
+}
+
+# counters: server inline byref, client inline byref
+counters() {
+	echo "$(conn_field server inline) $(conn_field server byref)" \
+		"$(conn_field client inline) $(conn_field client byref)"
+}
+
+# fio_summary JSON RW: IOPS, clat mean, p50, p99 (us) of fio's JSON output
+# (pretty-printed by fio, one key a line; no jq or python3 needed)
+fio_summary() {
+	local dir=read
+	case $2 in *write) dir="write" ;; esac
+	awk -v dir="$dir" '
+		/^ *"(read|write|trim|sync)" : \{/ { d = $1; gsub(/"/, "", d); clat = 0 }
+		d != dir { next }
+		/^ *"iops" : / && !iops { iops = $3; sub(/,$/, "", iops) }
+		/^ *"clat_ns" : \{/ { clat = 1 }
+		/^ *"(lat_ns|slat_ns)" : \{/ { clat = 0 }
+		clat && /^ *"mean" : / { mean = $3; sub(/,$/, "", mean) }
+		clat && /^ *"50\.000000" : / { p50 = $3; sub(/,$/, "", p50) }
+		clat && /^ *"99\.000000" : / { p99 = $3; sub(/,$/, "", p99) }
+		END {
+			if (iops == "" || mean == "") exit 1
+			printf "%.1f %.2f %.2f %.2f\n", iops, mean / 1000, p50 / 1000, p99 / 1000
+		}' "$1"
+}
+
+# Lay the file out once, in the export itself (no NFS traffic); every run
+# then uses it whole, reads and writes alike
+dd if=/dev/zero of=/export/bench.dat bs=1M count="$size" status=none
+
+for round in $(seq "$rounds"); do
+	for mode in $modes; do
+		set_mode "$mode"
+		for vers in $versions; do
+			nfs_mount "$vers" /mnt
+			check_proto_rdma /mnt || { log "/mnt is not over RDMA"; exit 1; }
+			max="$(conn_field server max) $(conn_field client max)"
+			for rw in $workloads; do
+				json=/out/fio-$round-$mode-v$vers-$rw.json
+				before=$(counters)
+				fio --name="$mode-$rw" --filename=/mnt/bench.dat --size="${size}m" \
+					--rw="$rw" --bs=4k --iodepth=1 --direct=1 --ioengine="$ioengine" \
+					--fallocate=none --time_based --runtime="$runtime" --ramp_time="$ramp" \
+					--output-format=json --output="$json" >/dev/null
+				after=$(counters)
+				# shellcheck disable=SC2086 # two lists of four numbers
+				deltas=$(set -- $before $after; echo $(($5 - $1)) $(($6 - $2)) $(($7 - $3)) $(($8 - $4)))
+				echo "bench $round $mode $vers $rw $(fio_summary "$json" "$rw") $deltas $max"
+			done
+			nfs_umount /mnt
+			conns_gone
+		done
+	done
+done
+nfs_server_stop
