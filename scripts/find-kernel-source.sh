@@ -4,7 +4,10 @@
 # equals the installed kernel package's. Refuse, naming the apt command
 # that installs the right one, when there is none.
 #
-# usage: find-kernel-source.sh KVER
+# usage: find-kernel-source.sh [--check] KVER
+#        --check: say it in a sentence ("rpcrdma-inline: kernel KVER is
+#        built from PATH"), for dkms.conf's PRE_BUILD, whose output, unlike
+#        make's, dkms shows (in apt's output when a kernel is installed)
 # env:   KSRC                                  a kernel tree or source tarball
 #        RPCRDMA_INLINE_ALLOW_SOURCE_MISMATCH=1 accept another version of
 #                                              the same series (at your risk)
@@ -15,19 +18,40 @@ die() {
 	exit 1
 }
 
-[ $# -eq 1 ] || die "usage: $0 KVER"
+check=0
+if [ "${1:-}" = --check ]; then
+	check=1
+	shift
+fi
+[ $# -eq 1 ] || die "usage: $0 [--check] KVER"
 kver=$1
+
+found() {
+	if [ "$check" = 1 ]; then
+		printf 'rpcrdma-inline: kernel %s is built from %s\n' "$kver" "$1"
+	else
+		printf '%s\n' "$1"
+	fi
+	exit 0
+}
 
 if [ -n "${KSRC:-}" ]; then
 	[ -d "$KSRC" ] || [ -f "$KSRC" ] ||
 		die "KSRC=$KSRC is neither a kernel source tree nor a source tarball."
-	printf '%s\n' "$KSRC"
-	exit 0
+	found "$KSRC"
 fi
 
-command -v dpkg-query >/dev/null ||
+if ! command -v dpkg-query >/dev/null; then
+	# DKMS's PRE_BUILD does not see a KSRC given on MAKE[0]'s line in
+	# /etc/dkms/rpcrdma-inline.conf: leave the verdict to make
+	if [ "$check" = 1 ]; then
+		echo "rpcrdma-inline: no dpkg here: kernel $kver is built from the KSRC that make is given"
+		exit 0
+	fi
 	die "cannot find the source of kernel $kver without dpkg." \
-	    "Name it: make KSRC=/path/to/linux-source.tar.xz (or a kernel tree)."
+	    "Name it: make KSRC=/path/to/linux-source.tar.xz (or a kernel tree);" \
+	    "for DKMS, on the MAKE[0] line of /etc/dkms/rpcrdma-inline.conf."
+fi
 
 pkgver=
 for pkg in "linux-image-$kver" "linux-headers-$kver"; do
@@ -78,4 +102,4 @@ if [ "$srcver" != "$pkgver" ]; then
 	printf 'rpcrdma-inline: warning: building for %s (%s) from %s %s, as RPCRDMA_INLINE_ALLOW_SOURCE_MISMATCH=1 asks\n' \
 		"$kver" "$pkgver" "$srcpkg" "$srcver" >&2
 fi
-printf '%s\n' "$tarball"
+found "$tarball"

@@ -10,7 +10,8 @@
 # written): L1 = the image with every 6.12 package purged + our .deb (DKMS
 # builds for 6.1); L2 = L1 + the 6.12 image, headers and linux-source (the
 # kernel postinst hook builds for 6.12); L3 = L2 + apt remove of our package;
-# L4 = L1 + the 6.12 image and headers only. Bootable root.ext4 images of
+# L4 = L1 + the 6.12 image and headers only; L5 = L4 + the source and
+# dpkg --configure -a, as the admin is told. Bootable root.ext4 images of
 # L2 and L3 are booted under QEMU (tests/vm/run-guest.sh) with
 # tests/packaging/guest/upgrade-check.sh, which only runs `modprobe rpcrdma`.
 # The 6.12 .debs come from the harness's package cache
@@ -131,8 +132,23 @@ fact files "${files[*]}"
 apt-get install -y "${files[@]}" >"/tmp/pkg/${FACTS%.facts}-dpkg.log" 2>&1
 fact dpkg_rc $?
 fact source612 "$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null)"
+fact image612 "$(dpkg-query -W -f='${db:Status-Status}' "linux-image-$k612")"
 cp /var/lib/dkms/rpcrdma-inline/*/build/make.log "/tmp/pkg/${FACTS%.facts}-make.log" 2>/dev/null
 each_kernel up
+IN
+
+# L5 = L4 + what the admin is told to do: install the source, then finish
+# the configuration that dkms failed
+cat >"$work/pkg/recover.sh" <<'IN'
+#!/bin/bash
+. /tmp/pkg/common.sh
+apt-get install -y "/tmp/debs/linux-source-6.12_${pv612#*:}_all.deb" >/tmp/pkg/l5-source.log 2>&1
+fact source_rc $?
+dpkg --configure -a >/tmp/pkg/l5-configure.log 2>&1
+fact configure_rc $?
+fact image612 "$(dpkg-query -W -f='${db:Status-Status}' "linux-image-$k612")"
+fact broken "$(dpkg --audit 2>&1 | head -n 3 | paste -sd' ')"
+each_kernel rec
 IN
 
 cat >"$work/pkg/remove.sh" <<'IN'
@@ -213,19 +229,40 @@ echo "# L4 (apt install the 6.12 image and headers, no source) took $((SECONDS -
 expect_eq "L4: the chroot run completed" 0 "$rc"
 expect_eq "L4: linux-source-6.12 is not installed" "" "$(fact l4.facts source612)"
 echo "# L4: apt-get install exit status $(fact l4.facts dpkg_rc)"
-# Where the admin sees it: the kernel's postinst hook (dkms autoinstall)
-# prints dkms's error and points at make.log; make.log holds our Makefile's
-# message naming the exact apt-get command.
+# Where the admin sees it: in apt's output, from dkms.conf's PRE_BUILD
+# (the kernel's postinst hook runs dkms autoinstall), and in make.log.
+# Debian 12's dkms then fails the kernel's configuration, as for any DKMS
+# module that does not build.
 need="apt-get install linux-source-6.12=$pv612"
-expect_grep "L4: dpkg's output points at dkms's make.log" \
-	'Consult /var/lib/dkms/rpcrdma-inline/.*/make\.log' "$(cat "$work/pkg/l4-dpkg.log" 2>/dev/null || true)"
-expect_grep "L4: make.log names '$need'" "Install it with: $(ere "$need")" \
+l4out=$(cat "$work/pkg/l4-dpkg.log" 2>/dev/null || true)
+expect_grep "L4: apt's output says the source of $k612 is missing" \
+	"rpcrdma-inline: the source of kernel $(ere "$k612") \\($(ere "$pv612")\\) is not installed" "$l4out"
+expect_grep "L4: apt's output names '$need'" "Install it with: $(ere "$need")" "$l4out"
+expect_grep "L4: make.log names '$need' too" "Install it with: $(ere "$need")" \
 	"$(cat "$work/pkg/l4-make.log" 2>/dev/null || true)"
+echo "# L4: linux-image-$k612 is left $(fact l4.facts image612) (dkms's kernel hook failed)"
 expect_eq "L4: nothing installed in /lib/modules/$k612/updates/dkms" "" "$(fact l4.facts "up.updates.$k612")"
 expect_grep "L4: rpcrdma for $k612 resolves to the stock file" \
 	"^/lib/modules/$(ere "$k612")/kernel/net/sunrpc/xprtrdma/rpcrdma\\.ko" "$(fact l4.facts "up.resolves.$k612")"
 expect_eq "L4: the stock 6.12 module file is untouched" "$(fact l1.facts stock612)" \
 	"$(fact l4.facts "up.stock.$k612")"
 expect_eq "L4: $k61 still has ours" "$version" "$(fact l4.facts "up.rpcrdma_inline.$k61")"
+
+# ------------------------------------ 5. the admin does what L4 told them
+t=$SECONDS
+rc=0
+in_chroot "$work/L5" "$work/L4:$work/L1:$rootfs" env FACTS=l5.facts /tmp/pkg/recover.sh "${args[@]}" \
+	>"$work/l5.log" 2>&1 || rc=$?
+echo "# L5 (apt install the source, dpkg --configure -a) took $((SECONDS - t)) s"
+expect_eq "L5: the chroot run completed" 0 "$rc"
+expect_eq "L5: '$need' exits 0" 0 "$(fact l5.facts source_rc)"
+expect_eq "L5: dpkg --configure -a exits 0" 0 "$(fact l5.facts configure_rc)"
+if [ "$(fact l5.facts configure_rc)" != 0 ]; then tail -n 20 "$work/pkg/l5-configure.log" | sed 's/^/#   /'; fi
+expect_eq "L5: linux-image-$k612 is installed" installed "$(fact l5.facts image612)"
+expect_eq "L5: dpkg --audit finds nothing" "" "$(fact l5.facts broken)"
+expect_eq "L5: modinfo -F rpcrdma_inline for $k612 is $version" "$version" \
+	"$(fact l5.facts "rec.rpcrdma_inline.$k612")"
+expect_grep "L5: rpcrdma for $k612 resolves to updates/dkms" \
+	"^/lib/modules/$(ere "$k612")/updates/dkms/rpcrdma\\.ko" "$(fact l5.facts "rec.resolves.$k612")"
 echo "# test-upgrade.sh took $((SECONDS - t_all)) s"
 tap_end
