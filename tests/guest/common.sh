@@ -96,19 +96,6 @@ hist_stop() {
 	HIST_ON=0
 }
 
-# hist_count SIDE INLINED: SIDE 0 server, 1 client; INLINED 0 or 1
-hist_count() {
-	awk -v s="$1" -v i="$2" '
-		/^\{/ { gsub(/[{},:]/, " "); n = 0
-			for (f = 1; f <= NF; f++) {
-				if ($f == "side") side = $(f + 1)
-				if ($f == "inlined") inl = $(f + 1)
-				if ($f == "hitcount") n = $(f + 1)
-			}
-			if (side == s && inl == i) total += n }
-		END { print total + 0 }' "$HIST/hist"
-}
-
 # The Sends the RDMA driver saw, counted by tests/modules/inline_limit.ko
 driver_sends() {
 	cat "/sys/module/inline_limit/parameters/sends_$1"
@@ -118,11 +105,12 @@ GUEST_MODULES=/src/build/guest-modules/$(uname -r)
 export GUEST_MODULES
 
 # All Send counts at once: ours per side (debugfs), the tracepoint's, and
-# the driver's. NFS keeps posting now and then (v4.1 lease renewals), and
-# the three are read one after the other, so read until one reading has
-# them agree (the driver with the sum of both sides, and the tracepoint
-# with each side when its histogram is on); a systematic difference never
-# agrees, and the last reading is returned for the checks to fail on.
+# the driver's. NFS keeps posting now and then (v4.1 lease renewals): the
+# files are read by one awk, back to back, and read again until one
+# reading has them agree (the driver with the sum of both sides, and the
+# tracepoint with each side when its histogram is on); a systematic
+# difference never agrees, and the last reading is returned for the
+# checks to fail on.
 counts_settled() {
 	local r _
 	for _ in $(seq 30); do
@@ -142,8 +130,37 @@ counts_agree() {
 }
 
 all_counts() {
-	echo "ours $(conn_field server inline) $(conn_field server byref)" \
-		"$(conn_field client inline) $(conn_field client byref)" \
-		"trace $(hist_count 0 1) $(hist_count 0 0) $(hist_count 1 1) $(hist_count 1 0)" \
-		"driver $(driver_sends inline) $(driver_sends byref)"
+	local drv=/sys/module/inline_limit/parameters f files=()
+	for f in "$CONNS" "$HIST/hist" "$drv/sends_inline" "$drv/sends_byref"; do
+		if [ -r "$f" ]; then files+=("$f"); fi
+	done
+	# "ours SI SB CI CB trace TSI TSB TCI TCB driver DI DB"; a file that
+	# is not there reads as "-"
+	awk -v conns="$CONNS" -v hist="$HIST/hist" -v din="$drv/sends_inline" -v dbr="$drv/sends_byref" '
+		function get(k,   f) {
+			for (f = 2; f <= NF; f++)
+				if (index($f, k "=") == 1) return substr($f, length(k) + 2)
+			return "-"
+		}
+		FILENAME == conns && !(($1) in side) && ($1 == "server" || $1 == "client") {
+			side[$1] = 1; c[$1, "inline"] = get("inline"); c[$1, "byref"] = get("byref")
+		}
+		FILENAME == hist && /^\{/ {
+			gsub(/[{},:]/, " "); n = 0
+			for (f = 1; f <= NF; f++) {
+				if ($f == "side") sd = $(f + 1)
+				if ($f == "inlined") inl = $(f + 1)
+				if ($f == "hitcount") n = $(f + 1)
+			}
+			t[sd, inl] += n
+		}
+		FILENAME == din { d_in = $1 }
+		FILENAME == dbr { d_br = $1 }
+		function v(x) { return x == "" ? "-" : x }
+		END {
+			print "ours", v(c["server", "inline"]), v(c["server", "byref"]),
+				v(c["client", "inline"]), v(c["client", "byref"]),
+				"trace", t[0, 1] + 0, t[0, 0] + 0, t[1, 1] + 0, t[1, 0] + 0,
+				"driver", v(d_in), v(d_br)
+		}' "${files[@]}" /dev/null
 }
