@@ -52,10 +52,12 @@ diff_lists "$srcdir holds exactly dkms.conf, Makefile, Kbuild, src/, include/ an
 	"$want_src" "$got_src"
 expect_grep "$srcdir/scripts/prepare-source.sh is shipped (what the Makefile runs)" \
 	'^scripts/prepare-source\.sh$' "$got_src"
+# dh_compress compresses the docs of more than 4 KiB (not copyright)
+gz() { if [ "$(stat -c %s "$REPO/$1")" -gt 4096 ]; then echo .gz; fi; }
 want_other=$(LC_ALL=C sort <<EOF
 /etc/modprobe.d/rpcrdma-inline.conf
 /usr/sbin/rpcrdma-inline
-/usr/share/doc/$BIN_PKG/README.Debian
+/usr/share/doc/$BIN_PKG/README.Debian$(gz debian/README.Debian)
 /usr/share/doc/$BIN_PKG/README.md.gz
 /usr/share/doc/$BIN_PKG/changelog.Debian.gz
 /usr/share/doc/$BIN_PKG/copyright
