@@ -32,8 +32,14 @@ image_dist() {
 	esac
 }
 
+# One lookup at a time (tests/run.sh starts several guests, each asking for
+# its image): concurrent build-image.sh runs rewrite the same apt
+# sources.list and pkgcache.bin, and apt-cache reading one being rewritten
+# finds no linux-source at all.
 image_dir() {
-	"$REPO/tests/vm/build-image.sh" "$1" | tail -n 1
+	local cache=${RPCRDMA_INLINE_CACHE:-/var/cache/rpcrdma-inline}
+	mkdir -p "$cache"
+	flock "$cache/.image-lookup.lock" "$REPO/tests/vm/build-image.sh" "$1" | tail -n 1
 }
 
 image_kver() {
