@@ -13,6 +13,12 @@
 #   expect_eq NAME WANT GOT  tap_ok when equal, else tap_fail showing both
 #   expect_grep NAME RE TEXT tap_ok when a line of TEXT matches the ERE
 #   diff_lists NAME WANT GOT tap_ok when the two sorted lists are equal
+#   build_deb SRC            dpkg-buildpackage -us -uc -b in the export SRC;
+#                            prints the .deb's path, or shows the log's end,
+#                            says "not ok" and fails
+#   fact FILE NAME           the last NAME=VALUE of $work/pkg/FILE (facts
+#                            written by scripts run in chroots)
+#   guest_tap LOG            relay a guest's TAP lines and comments as ours
 #   in_chroot UPPER LOWERDIRS CMD...
 #                            run CMD chrooted in the overlay LOWERDIRS + UPPER
 #                            (kept), with /tmp/pkg = $work/pkg and /tmp/debs =
@@ -145,4 +151,31 @@ make_image() {
 		used=$(du -sxm "$root" | cut -f1)
 		mkfs.ext4 -q -F -L rpcrdma-root -i 8192 -d "$root" "$ext4" "$((used + free))M" >/dev/null
 	' _ "$lower" "$work/root" "$dir/root.ext4" "$free"
+}
+
+build_deb() {
+	local src=$1
+	if ! (cd "$src" && dpkg-buildpackage -us -uc -b) >"$src.build.log" 2>&1; then
+		tail -n 30 "$src.build.log" | sed 's/^/#   /'
+		tap_fail "dpkg-buildpackage -us -uc -b"
+		return 1
+	fi
+	echo "$(dirname "$src")/$(cd "$(dirname "$src")" && echo "${BIN_PKG}"_*_all.deb)"
+}
+
+# shellcheck disable=SC2154
+fact() {
+	awk -v k="$2=" 'index($0, k) == 1 { v = substr($0, length(k) + 1) } END { print v }' \
+		"$work/pkg/$1" 2>/dev/null
+}
+
+guest_tap() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) tap_ok "guest: ${line#* - }" ;;
+		"not ok "*) tap_fail "guest: ${line#* - }" ;;
+		"# "*) echo "$line" ;;
+		esac
+	done <"$1"
 }

@@ -25,13 +25,8 @@ img=$(image_dir bookworm)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 pkg_export "$work/src"
-if ! (cd "$work/src" && dpkg-buildpackage -us -uc -b) >"$work/build.log" 2>&1; then
-	tail -n 30 "$work/build.log" | sed 's/^/#   /'
-	tap_fail "dpkg-buildpackage -us -uc -b"
-	tap_end
-	exit 1
-fi
-deb=$(cd "$work" && echo "${BIN_PKG}"_*_all.deb)
+deb=$(build_deb "$work/src") || { tap_end; exit 1; }
+deb=$(basename "$deb")
 tap_ok "built $deb"
 
 cat >"$work/inside.sh" <<'EOF'

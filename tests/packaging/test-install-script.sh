@@ -61,13 +61,12 @@ chmod +x "$work/pkg/fresh.sh"
 t=$SECONDS
 rc=0
 in_chroot "$work/fresh" "$img/rootfs" /tmp/pkg/fresh.sh >"$out/fresh.log" 2>&1 || rc=$?
-fact() { sed -n "s/^$1=//p" "$work/pkg/fresh.facts" 2>/dev/null | tail -n 1; }
-echo "# fresh machine (purged: $(fact purge)) took $((SECONDS - t)) s"
+echo "# fresh machine (purged: $(fact fresh.facts purge)) took $((SECONDS - t)) s"
 expect_eq "fresh: the chroot run completed" 0 "$rc"
-expect_eq "fresh: apt-get purge exits 0" 0 "$(fact purge_rc)"
-if [ "$(fact purge_rc)" != 0 ]; then tail -n 20 "$work/pkg/purge.log" | sed 's/^/#   /'; fi
+expect_eq "fresh: apt-get purge exits 0" 0 "$(fact fresh.facts purge_rc)"
+if [ "$(fact fresh.facts purge_rc)" != 0 ]; then tail -n 20 "$work/pkg/purge.log" | sed 's/^/#   /'; fi
 expect_eq "fresh: of dkms, gcc, make, linux-source-6.1 and the NFS/RDMA userland, only the latter is left" \
-	"nfs-kernel-server rdma-core kmod" "$(fact left)"
+	"nfs-kernel-server rdma-core kmod" "$(fact fresh.facts left)"
 
 t=$SECONDS
 make_image "$work/fresh:$img/rootfs" "$work/img" 2048
@@ -79,13 +78,7 @@ rc=0
 	--share "$work/src" --script tests/packaging/guest/install-script.sh \
 	--timeout 3600 --quiet >"$out/run-guest.log" 2>&1 || rc=$?
 echo "# the guest (install, mount, uninstall) took $((SECONDS - t)) s"
-while IFS= read -r line; do
-	case $line in
-	"ok "*) tap_ok "guest: ${line#* - }" ;;
-	"not ok "*) tap_fail "guest: ${line#* - }" ;;
-	"# "*) echo "$line" ;;
-	esac
-done <"$out/guest/guest.log"
+guest_tap "$out/guest/guest.log"
 expect_eq "run-guest.sh exits 0 (script passed, no kernel warning)" 0 "$rc"
 if [ "$rc" -ne 0 ]; then tail -n 20 "$out/run-guest.log" | sed 's/^/#   /'; fi
 echo "# test-install-script.sh took $((SECONDS - t_all)) s"

@@ -44,21 +44,11 @@ boot() {
 		--script tests/packaging/guest/upgrade-check.sh --timeout 600 --quiet \
 		--env "EXPECT=$expect" --env "VERSION=$version" >"$out.log" 2>&1 || rc=$?
 	echo "# boot $series ($expect) took $((SECONDS - t)) s"
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) tap_ok "guest: ${line#* - }" ;;
-		"not ok "*) tap_fail "guest: ${line#* - }" ;;
-		esac
-	done <"$out/guest.log"
+	guest_tap "$out/guest.log"
 	expect_eq "guest $series ($expect): run-guest.sh exits 0" 0 "$rc"
 	if [ "$rc" -ne 0 ]; then
 		tail -n 20 "$out.log" | sed 's/^/#   /'
 	fi
-}
-
-fact() { # FILE NAME
-	awk -v k="$2=" 'index($0, k) == 1 { v = substr($0, length(k) + 1) } END { print v }' \
-		"$work/pkg/$1" 2>/dev/null
 }
 
 # The text, as an ERE that matches it literally (kernel names have '+')
@@ -70,14 +60,9 @@ ere() {
 # ------------------------------------------------------------------ the .deb
 t=$SECONDS
 pkg_export "$work/src"
-if ! (cd "$work/src" && dpkg-buildpackage -us -uc -b) >"$work/build.log" 2>&1; then
-	tail -n 30 "$work/build.log" | sed 's/^/#   /'
-	tap_fail "dpkg-buildpackage -us -uc -b"
-	tap_end
-	exit 1
-fi
-deb=$(cd "$work" && echo "${BIN_PKG}"_*_all.deb)
-cp "$work/$deb" "$work/pkg/"
+deb=$(build_deb "$work/src") || { tap_end; exit 1; }
+cp "$deb" "$work/pkg/"
+deb=$(basename "$deb")
 echo "# building the .deb took $((SECONDS - t)) s"
 tap_ok "built $deb"
 
@@ -163,13 +148,20 @@ chmod +x "$work/pkg/"*.sh
 rootfs=$img/rootfs
 args=("$k61" "$k612" "$pv612" "$deb")
 
+# step LAYER LOWERDIRS SCRIPT WHAT [ARG]: run /tmp/pkg/SCRIPT (with args
+# and ARG) in the overlay LOWERDIRS + $work/LAYER, its facts in
+# layer.facts (lower case), and check that the run completed
+step() {
+	local layer=$1 lower=$2 script=$3 what=$4 rc=0 t=$SECONDS
+	shift 4
+	in_chroot "$work/$layer" "$lower" env FACTS="${layer,,}.facts" "/tmp/pkg/$script" \
+		"${args[@]}" "$@" >"$work/${layer,,}.log" 2>&1 || rc=$?
+	echo "# $layer ($what) took $((SECONDS - t)) s"
+	expect_eq "$layer: the chroot run completed" 0 "$rc"
+}
+
 # ------------------------------------------------------------- 1. upgrade
-t=$SECONDS
-rc=0
-in_chroot "$work/L1" "$rootfs" env FACTS=l1.facts /tmp/pkg/l1.sh "${args[@]}" \
-	>"$work/l1.log" 2>&1 || rc=$?
-echo "# L1 (purge 6.12, apt install our package: DKMS for 6.1) took $((SECONDS - t)) s"
-expect_eq "L1: the chroot run completed" 0 "$rc"
+step L1 "$rootfs" l1.sh "purge 6.12, apt install our package: DKMS for 6.1"
 expect_eq "L1: the 6.12 packages purge (exit 0)" 0 "$(fact l1.facts purge_rc)"
 expect_eq "L1: only 6.1 is left in /lib/modules" "$k61" "$(fact l1.facts kernels)"
 expect_eq "L1: apt-get install ./$deb exits 0" 0 "$(fact l1.facts install_rc)"
@@ -177,12 +169,7 @@ expect_eq "L1: rpcrdma for $k61 is ours ($version)" "$version" "$(fact l1.facts 
 expect_grep "L1: rpcrdma for $k61 resolves to updates/dkms" \
 	"^/lib/modules/$(ere "$k61")/updates/dkms/rpcrdma\\.ko" "$(fact l1.facts "l1.resolves.$k61")"
 
-t=$SECONDS
-rc=0
-in_chroot "$work/L2" "$work/L1:$rootfs" env FACTS=l2.facts /tmp/pkg/upgrade.sh "${args[@]}" withsource \
-	>"$work/l2.log" 2>&1 || rc=$?
-echo "# L2 (apt install the 6.12 image, headers, source: the kernel hook builds) took $((SECONDS - t)) s"
-expect_eq "L2: the chroot run completed" 0 "$rc"
+step L2 "$work/L1:$rootfs" upgrade.sh "apt install the 6.12 image, headers, source: the kernel hook builds" withsource
 expect_eq "L2: apt-get install of the 6.12 kernel packages exits 0" 0 "$(fact l2.facts dpkg_rc)"
 if [ "$(fact l2.facts dpkg_rc)" != 0 ]; then tail -n 20 "$work/pkg/l2-dpkg.log" | sed 's/^/#   /'; fi
 expect_grep "L2: dkms status: rpcrdma-inline/$version, $k612: installed" \
@@ -203,12 +190,8 @@ echo "# root.ext4 of L2 took $((SECONDS - t)) s"
 boot "$work/img-ours" 6.12 ours
 
 # ------------------------------------------------------------- 3. removal
-t=$SECONDS
-rc=0
-in_chroot "$work/L3" "$work/L2:$work/L1:$rootfs" env FACTS=l3.facts /tmp/pkg/remove.sh "${args[@]}" \
-	>"$work/l3.log" 2>&1 || rc=$?
-echo "# L3 (apt remove) took $((SECONDS - t)) s"
-expect_eq "L3: apt-get remove exits 0" "0 0" "$rc $(fact l3.facts remove_rc)"
+step L3 "$work/L2:$work/L1:$rootfs" remove.sh "apt remove"
+expect_eq "L3: apt-get remove exits 0" 0 "$(fact l3.facts remove_rc)"
 for k in "$k61" "$k612"; do
 	expect_eq "L3: nothing left in updates/dkms for $k" "" "$(fact l3.facts "rm.updates.$k")"
 	expect_grep "L3: rpcrdma for $k resolves to the stock file" \
@@ -221,12 +204,7 @@ boot "$work/img-stock" 6.1 stock
 boot "$work/img-stock" 6.12 stock
 
 # ---------------------------------------------- 4. no linux-source for 6.12
-t=$SECONDS
-rc=0
-in_chroot "$work/L4" "$work/L1:$rootfs" env FACTS=l4.facts /tmp/pkg/upgrade.sh "${args[@]}" nosource \
-	>"$work/l4.log" 2>&1 || rc=$?
-echo "# L4 (apt install the 6.12 image and headers, no source) took $((SECONDS - t)) s"
-expect_eq "L4: the chroot run completed" 0 "$rc"
+step L4 "$work/L1:$rootfs" upgrade.sh "apt install the 6.12 image and headers, no source" nosource
 expect_eq "L4: linux-source-6.12 is not installed" "" "$(fact l4.facts source612)"
 echo "# L4: apt-get install exit status $(fact l4.facts dpkg_rc)"
 # Where the admin sees it: in apt's output, from dkms.conf's PRE_BUILD
@@ -249,12 +227,7 @@ expect_eq "L4: the stock 6.12 module file is untouched" "$(fact l1.facts stock61
 expect_eq "L4: $k61 still has ours" "$version" "$(fact l4.facts "up.rpcrdma_inline.$k61")"
 
 # ------------------------------------ 5. the admin does what L4 told them
-t=$SECONDS
-rc=0
-in_chroot "$work/L5" "$work/L4:$work/L1:$rootfs" env FACTS=l5.facts /tmp/pkg/recover.sh "${args[@]}" \
-	>"$work/l5.log" 2>&1 || rc=$?
-echo "# L5 (apt install the source, dpkg --configure -a) took $((SECONDS - t)) s"
-expect_eq "L5: the chroot run completed" 0 "$rc"
+step L5 "$work/L4:$work/L1:$rootfs" recover.sh "apt install the source, dpkg --configure -a"
 expect_eq "L5: '$need' exits 0" 0 "$(fact l5.facts source_rc)"
 expect_eq "L5: dpkg --configure -a exits 0" 0 "$(fact l5.facts configure_rc)"
 if [ "$(fact l5.facts configure_rc)" != 0 ]; then tail -n 20 "$work/pkg/l5-configure.log" | sed 's/^/#   /'; fi
