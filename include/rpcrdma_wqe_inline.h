@@ -44,6 +44,7 @@ enum rpcrdma_wqe_inline_side {
  * @reported: max_inline_data the device wrote back
  * @max: bytes a Send may carry inline on this QP
  * @attempts: QP creations it took
+ * @no_inv: only plain Sends may go inline, not Send With Invalidate
  * @n_inline: Sends posted with IB_SEND_INLINE
  * @n_byref: Sends posted by reference
  *
@@ -58,6 +59,7 @@ struct rpcrdma_wqe_inline {
 	u32			reported;
 	u32			max;
 	u32			attempts;
+	bool			no_inv;
 	atomic_long_t		n_inline;
 	atomic_long_t		n_byref;
 };

@@ -23,11 +23,71 @@
 #define RPCRDMA_WQE_INLINE_DEFAULT	256U
 #define RPCRDMA_WQE_INLINE_MAX		1024U
 
-/* After a refusal with no vendor limit below it, ask for this much less */
+/* After a refusal with no known limit below it, ask for this much less */
 #define RPCRDMA_WQE_INLINE_STEP		16U
 
-#define RPCRDMA_WQE_INLINE_VENDOR_INTEL		0x8086U
-#define RPCRDMA_WQE_INLINE_VENDOR_ALIBABA	0x1dedU
+/* enum rdma_driver_id values (UAPI, stable) of drivers newer than some
+ * kernels this module builds for: 6.1's header has neither name.
+ */
+#define RPCRDMA_WQE_INLINE_DRIVER_MANA	20U
+#define RPCRDMA_WQE_INLINE_DRIVER_IONIC	21U
+
+/* Known inline data limits per driver, and admin overrides, at most */
+#define RPCRDMA_WQE_INLINE_LIMITS	3
+#define RPCRDMA_WQE_INLINE_OVERRIDES	16
+
+/**
+ * struct rpcrdma_wqe_inline_driver - the inline policy of one RDMA driver
+ * @driver_id: its enum rdma_driver_id (ib_device_ops::driver_id)
+ * @name: its name, as the inline_drivers parameter and debugfs spell it
+ * @on: Sends may go inline on its devices, unless an admin opts it out
+ * @limits: inline data sizes its QP creation is known to accept, largest
+ *	    first, to try before stepping down; unused entries are 0
+ * @post_max: bytes its post path takes inline, when less than QP
+ *	      creation may grant; 0 when there is no such limit
+ * @no_inv: its post path refuses IB_SEND_INLINE on IB_WR_SEND_WITH_INV,
+ *	    so only plain Sends may go inline
+ * @why: the reason for the verdict, from the audit of its source
+ *
+ * The table (wqe_inline_policy.c) is the result of reading each
+ * in-tree provider's source; see src/DEVICES.md.
+ */
+struct rpcrdma_wqe_inline_driver {
+	u32		driver_id;
+	const char	*name;
+	bool		on;
+	u32		limits[RPCRDMA_WQE_INLINE_LIMITS];
+	u32		post_max;
+	bool		no_inv;
+	const char	*why;
+};
+
+/**
+ * struct rpcrdma_wqe_inline_overrides - an admin's opt-ins and opt-outs
+ * @count: entries in use
+ * @entry: one per driver: its driver_id, and whether inline is on
+ * @entry.driver_id: enum rdma_driver_id
+ * @entry.on: opted in (true) or out (false)
+ */
+struct rpcrdma_wqe_inline_overrides {
+	unsigned int	count;
+	struct {
+		u32	driver_id;
+		bool	on;
+	} entry[RPCRDMA_WQE_INLINE_OVERRIDES];
+};
+
+/**
+ * struct rpcrdma_wqe_inline_verdict - whether a device's QPs get inline data
+ * @on: ask for inline data at QP creation, and post inline
+ * @driver: the driver's table entry, or NULL when it is not in the table
+ * @why: the reason, one line
+ */
+struct rpcrdma_wqe_inline_verdict {
+	bool					on;
+	const struct rpcrdma_wqe_inline_driver	*driver;
+	const char				*why;
+};
 
 /**
  * struct rpcrdma_wqe_inline_memo - what one device accepted last time
@@ -53,10 +113,25 @@ struct rpcrdma_wqe_inline_buf {
 	u32		len;
 };
 
-u32 rpcrdma_wqe_inline_first_size(u32 vendor_id, u32 want,
+const struct rpcrdma_wqe_inline_driver *
+rpcrdma_wqe_inline_driver_find(u32 driver_id);
+const char *rpcrdma_wqe_inline_driver_name(u32 driver_id, char *buf,
+					   size_t len);
+void rpcrdma_wqe_inline_decide(u32 driver_id,
+			       const struct rpcrdma_wqe_inline_overrides *ov,
+			       struct rpcrdma_wqe_inline_verdict *v);
+int rpcrdma_wqe_inline_overrides_parse(const char *val,
+				       struct rpcrdma_wqe_inline_overrides *ov,
+				       const char **bad, int *bad_len);
+int rpcrdma_wqe_inline_overrides_print(const struct rpcrdma_wqe_inline_overrides *ov,
+				       char *buf, size_t len);
+u32 rpcrdma_wqe_inline_first_size(const struct rpcrdma_wqe_inline_driver *drv,
+				  u32 want,
 				  const struct rpcrdma_wqe_inline_memo *memo);
-u32 rpcrdma_wqe_inline_next_size(u32 vendor_id, u32 refused);
-u32 rpcrdma_wqe_inline_usable(u32 asked, u32 reported);
+u32 rpcrdma_wqe_inline_next_size(const struct rpcrdma_wqe_inline_driver *drv,
+				 u32 refused);
+u32 rpcrdma_wqe_inline_usable(const struct rpcrdma_wqe_inline_driver *drv,
+			      u32 asked, u32 reported);
 bool rpcrdma_wqe_inline_size_valid(unsigned long size);
 int rpcrdma_wqe_inline_map_sges(const struct ib_sge *sges,
 				unsigned int num_sge,

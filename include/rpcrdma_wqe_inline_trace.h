@@ -26,20 +26,20 @@ TRACE_EVENT(rpcrdma_wqe_inline_create_qp,
 		     u32 attempt, u32 asked, int ret),
 	    TP_ARGS(device, side, attempt, asked, ret),
 	    TP_STRUCT__entry(__array(char, device, IB_DEVICE_NAME_MAX)
-			     __field(u32, vendor_id)
+			     __field(u32, driver_id)
 			     __field(int, side)
 			     __field(u32, attempt)
 			     __field(u32, asked)
 			     __field(int, ret)),
 	    TP_fast_assign(strscpy(__entry->device, dev_name(&device->dev),
 				   IB_DEVICE_NAME_MAX);
-			   __entry->vendor_id = device->attrs.vendor_id;
+			   __entry->driver_id = device->ops.driver_id;
 			   __entry->side = side;
 			   __entry->attempt = attempt;
 			   __entry->asked = asked;
 			   __entry->ret = ret;),
-	    TP_printk("device=%s vendor=0x%x side=%s attempt=%u asked=%u ret=%d",
-		      __entry->device, __entry->vendor_id,
+	    TP_printk("device=%s driver_id=%u side=%s attempt=%u asked=%u ret=%d",
+		      __entry->device, __entry->driver_id,
 		      show_wqe_inline_side(__entry->side),
 		      __entry->attempt, __entry->asked, __entry->ret)
 );

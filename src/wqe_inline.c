@@ -32,6 +32,16 @@
 #define RPCRDMA_INLINE_VERSION "unknown"
 #endif
 
+/* The policy table names these drivers by number (6.1 has neither
+ * name): check the numbers where this kernel has the names (Kbuild)
+ */
+#ifdef RPCRDMA_WQE_INLINE_HAVE_MANA
+static_assert(RPCRDMA_WQE_INLINE_DRIVER_MANA == RDMA_DRIVER_MANA);
+#endif
+#ifdef RPCRDMA_WQE_INLINE_HAVE_IONIC
+static_assert(RPCRDMA_WQE_INLINE_DRIVER_IONIC == RDMA_DRIVER_IONIC);
+#endif
+
 MODULE_VERSION(RPCRDMA_INLINE_VERSION);
 MODULE_INFO(rpcrdma_inline, RPCRDMA_INLINE_VERSION);
 
@@ -64,6 +74,73 @@ module_param_cb(inline_size, &rpcrdma_wqe_inline_size_ops,
 __MODULE_PARM_TYPE(inline_size, "uint");
 MODULE_PARM_DESC(inline_size,
 		 "Bytes of inline data to ask for per Send WR at QP creation (0 to 1024, default 256; 0: none, as the stock module). New connections only.");
+/* The admin's opt-ins and opt-outs of drivers, and their lock */
+static struct rpcrdma_wqe_inline_overrides rpcrdma_wqe_inline_overrides;
+static DEFINE_SPINLOCK(rpcrdma_wqe_inline_overrides_lock);
+
+static int rpcrdma_wqe_inline_drivers_set(const char *val,
+					  const struct kernel_param *kp)
+{
+	struct rpcrdma_wqe_inline_overrides ov;
+	const char *bad = val;
+	int bad_len = 0;
+	int ret;
+
+	ret = rpcrdma_wqe_inline_overrides_parse(val, &ov, &bad, &bad_len);
+	if (ret) {
+		char old[128];
+
+		spin_lock(&rpcrdma_wqe_inline_overrides_lock);
+		rpcrdma_wqe_inline_overrides_print(&rpcrdma_wqe_inline_overrides,
+						   old, sizeof(old));
+		spin_unlock(&rpcrdma_wqe_inline_overrides_lock);
+		pr_warn("inline_drivers=%.*s refused: %s '%.*s'; give DRIVER:on or DRIVER:off, comma-separated, at most %u, DRIVER a name from 'devices' in debugfs or a driver_id number; inline_drivers stays '%s'\n",
+			(int)strcspn(val, "\n"), val,
+			ret == -E2BIG ? "too many drivers at" :
+			"malformed or unknown driver in", bad_len, bad,
+			RPCRDMA_WQE_INLINE_OVERRIDES, old);
+		return ret;
+	}
+	spin_lock(&rpcrdma_wqe_inline_overrides_lock);
+	rpcrdma_wqe_inline_overrides = ov;
+	spin_unlock(&rpcrdma_wqe_inline_overrides_lock);
+	return 0;
+}
+
+static int rpcrdma_wqe_inline_drivers_get(char *buf,
+					  const struct kernel_param *kp)
+{
+	int n;
+
+	spin_lock(&rpcrdma_wqe_inline_overrides_lock);
+	n = rpcrdma_wqe_inline_overrides_print(&rpcrdma_wqe_inline_overrides,
+					       buf, PAGE_SIZE - 1);
+	spin_unlock(&rpcrdma_wqe_inline_overrides_lock);
+	buf[n++] = '\n';
+	buf[n] = '\0';
+	return n;
+}
+
+static const struct kernel_param_ops rpcrdma_wqe_inline_drivers_ops = {
+	.set	= rpcrdma_wqe_inline_drivers_set,
+	.get	= rpcrdma_wqe_inline_drivers_get,
+};
+
+module_param_cb(inline_drivers, &rpcrdma_wqe_inline_drivers_ops, NULL, 0644);
+__MODULE_PARM_TYPE(inline_drivers, "string");
+MODULE_PARM_DESC(inline_drivers,
+		 "Opt RDMA drivers in or out of inline Sends, overriding the built-in policy: DRIVER:on|off[,...], DRIVER a name (mlx5, bnxt_re, rxe, ...) or a driver_id number. New connections only.");
+
+/* The verdict on @device's driver, with the admin's overrides */
+static void rpcrdma_wqe_inline_decide_dev(const struct ib_device *device,
+					  struct rpcrdma_wqe_inline_verdict *v)
+{
+	spin_lock(&rpcrdma_wqe_inline_overrides_lock);
+	rpcrdma_wqe_inline_decide(device->ops.driver_id,
+				  &rpcrdma_wqe_inline_overrides, v);
+	spin_unlock(&rpcrdma_wqe_inline_overrides_lock);
+}
+
 module_param_named(server_inline, rpcrdma_wqe_inline_server, bool, 0644);
 MODULE_PARM_DESC(server_inline,
 		 "Post small server Replies inline (default Y). New connections only.");
@@ -76,22 +153,25 @@ static HLIST_HEAD(rpcrdma_wqe_inline_conns);
 static DEFINE_SPINLOCK(rpcrdma_wqe_inline_conns_lock);
 
 /**
- * struct rpcrdma_wqe_inline_dev - what one RDMA device accepted
+ * struct rpcrdma_wqe_inline_dev - an RDMA device, and what it accepted
  * @list: entry in rpcrdma_wqe_inline_devs
- * @device: the device; only compared, never dereferenced
- * @name: its name when the memo was last written
+ * @device: the device; valid while listed (until our ib_client's remove)
  * @memo: the result of the last successful QP creation on it
+ * @reported: the max_inline_data the device wrote back then
  */
 struct rpcrdma_wqe_inline_dev {
 	struct list_head		list;
 	const struct ib_device		*device;
-	char				name[IB_DEVICE_NAME_MAX];
 	struct rpcrdma_wqe_inline_memo	memo;
+	u32				reported;
 };
 
 static LIST_HEAD(rpcrdma_wqe_inline_devs);
 static DEFINE_MUTEX(rpcrdma_wqe_inline_devs_lock);
 
+/* @device's entry: there is one from our ib_client's add to its remove,
+ * unless it could not be allocated
+ */
 static struct rpcrdma_wqe_inline_dev *
 rpcrdma_wqe_inline_dev_find(const struct ib_device *device)
 {
@@ -109,40 +189,48 @@ static void rpcrdma_wqe_inline_memo_get(const struct ib_device *device,
 {
 	struct rpcrdma_wqe_inline_dev *dev;
 
+	memo->valid = false;
 	mutex_lock(&rpcrdma_wqe_inline_devs_lock);
 	dev = rpcrdma_wqe_inline_dev_find(device);
 	if (dev)
 		*memo = dev->memo;
-	else
-		memo->valid = false;
 	mutex_unlock(&rpcrdma_wqe_inline_devs_lock);
 }
 
+/* Only while the device is listed: an entry made for a device already
+ * removed would outlive it. Without one the next connection probes again.
+ */
 static void rpcrdma_wqe_inline_memo_set(const struct ib_device *device,
-					u32 want, u32 accepted)
+					u32 want, u32 accepted, u32 reported)
 {
 	struct rpcrdma_wqe_inline_dev *dev;
 
 	mutex_lock(&rpcrdma_wqe_inline_devs_lock);
 	dev = rpcrdma_wqe_inline_dev_find(device);
-	if (!dev) {
-		/* Without memory the next connection probes again */
-		dev = kzalloc(sizeof(*dev), GFP_KERNEL);
-		if (!dev)
-			goto out;
-		dev->device = device;
-		list_add(&dev->list, &rpcrdma_wqe_inline_devs);
+	if (dev) {
+		dev->memo.want = want;
+		dev->memo.accepted = accepted;
+		dev->memo.valid = true;
+		dev->reported = reported;
 	}
-	strscpy(dev->name, dev_name(&device->dev), sizeof(dev->name));
-	dev->memo.want = want;
-	dev->memo.accepted = accepted;
-	dev->memo.valid = true;
-out:
 	mutex_unlock(&rpcrdma_wqe_inline_devs_lock);
 }
 
+/* Lists every device, so that 'devices' shows each one's verdict. Never
+ * fails: ib_core calls no remove for a device whose add failed, and a
+ * device that is not listed only loses the memory of its negotiation.
+ */
 static int rpcrdma_wqe_inline_add_one(struct ib_device *device)
 {
+	struct rpcrdma_wqe_inline_dev *dev;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return 0;
+	dev->device = device;
+	mutex_lock(&rpcrdma_wqe_inline_devs_lock);
+	list_add_tail(&dev->list, &rpcrdma_wqe_inline_devs);
+	mutex_unlock(&rpcrdma_wqe_inline_devs_lock);
 	return 0;
 }
 
@@ -161,7 +249,9 @@ static void rpcrdma_wqe_inline_remove_one(struct ib_device *device,
 	mutex_unlock(&rpcrdma_wqe_inline_devs_lock);
 }
 
-/* Tells when a device goes away, so that its memo is forgotten */
+/* Tells when a device comes and goes, so that it is listed, and its memo
+ * forgotten
+ */
 static struct ib_client rpcrdma_wqe_inline_ib_client = {
 	.name	= "rpcrdma_inline",
 	.add	= rpcrdma_wqe_inline_add_one,
@@ -197,11 +287,14 @@ static int rpcrdma_wqe_inline_try(struct rpcrdma_wqe_inline *wi,
  * @attr: QP attributes as rdma_create_qp() takes them
  * @side: server or client
  *
- * Stands in for rdma_create_qp(). Asks for the configured inline size
- * and steps down after each refusal, restoring all of @attr before
+ * Stands in for rdma_create_qp(). Where the policy allows inline data
+ * on the device's driver (rpcrdma_wqe_inline_decide()), asks for the
+ * configured inline size, or the driver's known limits below it, and
+ * steps down after each refusal, restoring all of @attr before
  * every attempt (rdma_create_qp() may change it even when it fails).
- * With nothing to ask for, it is exactly one rdma_create_qp() call
- * with @attr as given. On success @attr holds what the device wrote
+ * With nothing to ask for (inline_size=0, the side switched off, or the
+ * driver off), it is exactly one rdma_create_qp() call with @attr as
+ * given. On success @attr holds what the device wrote
  * back, as after rdma_create_qp(), and @wi is listed in debugfs.
  *
  * Return: 0, or the error of the last attempt, which asked for no
@@ -212,8 +305,8 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 				 struct ib_qp_init_attr *attr,
 				 enum rpcrdma_wqe_inline_side side)
 {
-	u32 vendor_id = id->device->attrs.vendor_id;
 	u32 want = rpcrdma_wqe_inline_want(side);
+	struct rpcrdma_wqe_inline_verdict verdict;
 	struct rpcrdma_wqe_inline_memo memo;
 	struct ib_qp_init_attr orig;
 	u32 first, size;
@@ -221,7 +314,8 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 
 	wi->side = side;
 	wi->attempts = 0;
-	if (!want) {
+	rpcrdma_wqe_inline_decide_dev(id->device, &verdict);
+	if (!want || !verdict.on) {
 		size = attr->cap.max_inline_data;
 		ret = rpcrdma_wqe_inline_try(wi, id, pd, attr, size);
 		if (ret)
@@ -233,7 +327,7 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 	}
 
 	rpcrdma_wqe_inline_memo_get(id->device, &memo);
-	first = rpcrdma_wqe_inline_first_size(vendor_id, want, &memo);
+	first = rpcrdma_wqe_inline_first_size(verdict.driver, want, &memo);
 	size = first;
 	orig = *attr;
 	for (;;) {
@@ -242,7 +336,7 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 		ret = rpcrdma_wqe_inline_try(wi, id, pd, attr, size);
 		if (!ret || !size)
 			break;
-		size = rpcrdma_wqe_inline_next_size(vendor_id, size);
+		size = rpcrdma_wqe_inline_next_size(verdict.driver, size);
 	}
 	if (ret) {
 		/* Refused even without inline data: the connection fails */
@@ -253,10 +347,11 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 				    first, wi->attempts, ret);
 		return ret;
 	}
-	rpcrdma_wqe_inline_memo_set(id->device, want, size);
 	wi->asked = size;
 	wi->reported = attr->cap.max_inline_data;
-	wi->max = rpcrdma_wqe_inline_usable(size, wi->reported);
+	wi->max = rpcrdma_wqe_inline_usable(verdict.driver, size, wi->reported);
+	wi->no_inv = verdict.driver && verdict.driver->no_inv;
+	rpcrdma_wqe_inline_memo_set(id->device, want, size, wi->reported);
 
 out:
 	memcpy(&wi->peer, &id->route.addr.dst_addr, sizeof(wi->peer));
@@ -329,12 +424,27 @@ DEFINE_SHOW_ATTRIBUTE(connections);
 
 static int devices_show(struct seq_file *m, void *v)
 {
+	struct rpcrdma_wqe_inline_verdict verdict;
 	struct rpcrdma_wqe_inline_dev *dev;
+	char num[12];
 
 	mutex_lock(&rpcrdma_wqe_inline_devs_lock);
-	list_for_each_entry(dev, &rpcrdma_wqe_inline_devs, list)
-		seq_printf(m, "%s want=%u accepted=%u\n", dev->name,
-			   dev->memo.want, dev->memo.accepted);
+	list_for_each_entry(dev, &rpcrdma_wqe_inline_devs, list) {
+		u32 driver_id = dev->device->ops.driver_id;
+
+		rpcrdma_wqe_inline_decide_dev(dev->device, &verdict);
+		seq_printf(m, "%s driver=%s policy=%s", dev_name(&dev->device->dev),
+			   rpcrdma_wqe_inline_driver_name(driver_id, num,
+							  sizeof(num)),
+			   verdict.on ? "on" : "off");
+		if (dev->memo.valid)
+			seq_printf(m, " want=%u accepted=%u granted=%u",
+				   dev->memo.want, dev->memo.accepted,
+				   dev->reported);
+		else
+			seq_puts(m, " want=- accepted=- granted=-");
+		seq_printf(m, " why=%s\n", verdict.why);
+	}
 	mutex_unlock(&rpcrdma_wqe_inline_devs_lock);
 	return 0;
 }

@@ -8,61 +8,296 @@
 
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/string.h>
 
 #include "rpcrdma_wqe_inline_policy.h"
 
-/* The verbs API cannot report a device's inline data limit: only a QP
- * creation tells. Some drivers have fixed limits: Intel irdma 216, 101
- * or 48 bytes depending on the generation, Alibaba erdma 96. On those
- * devices, found by vendor ID, try the known limits first, largest
- * first. libfabric's verbs provider also probes by trial QP creation.
+/* The policy of each in-tree RDMA provider, from reading its source in
+ * every kernel this module supports: src/DEVICES.md has the audit, with
+ * the functions each verdict rests on. The verbs API cannot report a
+ * device's inline data limit: only a QP creation tells, so drivers with
+ * fixed limits list them, largest first, to be tried before stepping
+ * down. A driver that is not in this table is off.
  */
-static const struct {
-	u32	vendor_id;
-	u32	limit;
-} rpcrdma_wqe_inline_limits[] = {
-	{ RPCRDMA_WQE_INLINE_VENDOR_INTEL, 216 },
-	{ RPCRDMA_WQE_INLINE_VENDOR_INTEL, 101 },
-	{ RPCRDMA_WQE_INLINE_VENDOR_INTEL, 48 },
-	{ RPCRDMA_WQE_INLINE_VENDOR_ALIBABA, 96 },
+static const struct rpcrdma_wqe_inline_driver rpcrdma_wqe_inline_drivers[] = {
+	{ .driver_id = RDMA_DRIVER_MLX5, .name = "mlx5", .on = true,
+	  .why = "copies inline data from sge.addr; size from its WQE size" },
+	{ .driver_id = RDMA_DRIVER_IRDMA, .name = "irdma", .on = true,
+	  .limits = { 216, 101, 48 },
+	  .why = "copies inline data from sge.addr; 216/101/48 bytes by generation" },
+	{ .driver_id = RDMA_DRIVER_QEDR, .name = "qedr", .on = true,
+	  .limits = { 256, 128 },
+	  .why = "copies inline data from sge.addr; 256 (RoCE) or 128 (iWARP)" },
+	{ .driver_id = RDMA_DRIVER_OCRDMA, .name = "ocrdma", .on = true,
+	  .limits = { 224, 96 },
+	  .why = "copies inline data from sge.addr; limit from the firmware" },
+	{ .driver_id = RDMA_DRIVER_CXGB4, .name = "cxgb4", .on = true,
+	  .limits = { 280 },
+	  .why = "copies inline data from sge.addr; 280 bytes" },
+	{ .driver_id = RDMA_DRIVER_ERDMA, .name = "erdma", .on = true,
+	  .limits = { 96 },
+	  .why = "copies inline data from sge.addr; 96 bytes" },
+	{ .driver_id = RPCRDMA_WQE_INLINE_DRIVER_IONIC, .name = "ionic",
+	  .on = true, .limits = { 224, 96, 32 },
+	  .why = "copies inline data from sge.addr; limit from its WQE stride" },
+	{ .driver_id = RDMA_DRIVER_RXE, .name = "rxe", .on = true,
+	  .limits = { 512 },
+	  .why = "copies inline data from sge.addr; up to 512 bytes" },
+	{ .driver_id = RDMA_DRIVER_SIW, .name = "siw", .on = true,
+	  .limits = { 80 }, .no_inv = true,
+	  .why = "copies inline data from sge.addr; 80 bytes; no inline Send With Invalidate" },
+	{ .driver_id = RDMA_DRIVER_BNXT_RE, .name = "bnxt_re",
+	  .why = "posts inline WRs without their payload" },
+	{ .driver_id = RDMA_DRIVER_HNS, .name = "hns",
+	  .why = "copies inline data past 32 bytes to the wrong place" },
+	{ .driver_id = RDMA_DRIVER_MLX4, .name = "mlx4",
+	  .why = "kernel QPs get no inline data; post_send ignores the flag" },
+	{ .driver_id = RDMA_DRIVER_VMW_PVRDMA, .name = "vmw_pvrdma",
+	  .why = "grants no inline data; passes the flag to the device as is" },
+	{ .driver_id = RDMA_DRIVER_MTHCA, .name = "mthca",
+	  .why = "refuses any inline data for kernel QPs" },
+	{ .driver_id = RDMA_DRIVER_HFI1, .name = "hfi1",
+	  .why = "rdmavt grants no inline data and ignores the flag" },
+	{ .driver_id = RDMA_DRIVER_QIB, .name = "qib",
+	  .why = "rdmavt grants no inline data and ignores the flag" },
+	{ .driver_id = RPCRDMA_WQE_INLINE_DRIVER_MANA, .name = "mana",
+	  .why = "no kernel RC QPs" },
+	{ .driver_id = RDMA_DRIVER_EFA, .name = "efa",
+	  .why = "no kernel QPs" },
+	{ .driver_id = RDMA_DRIVER_USNIC, .name = "usnic",
+	  .why = "no kernel QPs" },
 };
 
-/* The largest known limit of @vendor_id below @below, or 0 if none */
-static u32 rpcrdma_wqe_inline_vendor_limit(u32 vendor_id, u32 below)
+/**
+ * rpcrdma_wqe_inline_driver_find - the policy table's entry of a driver
+ * @driver_id: enum rdma_driver_id
+ *
+ * Return: the entry, or NULL when the driver is not in the table.
+ */
+const struct rpcrdma_wqe_inline_driver *
+rpcrdma_wqe_inline_driver_find(u32 driver_id)
 {
-	u32 best = 0;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(rpcrdma_wqe_inline_limits); i++) {
-		u32 limit = rpcrdma_wqe_inline_limits[i].limit;
+	for (i = 0; i < ARRAY_SIZE(rpcrdma_wqe_inline_drivers); i++)
+		if (rpcrdma_wqe_inline_drivers[i].driver_id == driver_id)
+			return &rpcrdma_wqe_inline_drivers[i];
+	return NULL;
+}
 
-		if (rpcrdma_wqe_inline_limits[i].vendor_id == vendor_id &&
-		    limit < below && limit > best)
-			best = limit;
+/**
+ * rpcrdma_wqe_inline_driver_name - a driver's name, for people
+ * @driver_id: enum rdma_driver_id
+ * @buf: room for the number, when the driver is not in the table
+ * @len: size of @buf
+ *
+ * Return: the table's name of the driver, or its driver_id in decimal
+ * (written to @buf), as the inline_drivers parameter takes it.
+ */
+const char *rpcrdma_wqe_inline_driver_name(u32 driver_id, char *buf,
+					   size_t len)
+{
+	const struct rpcrdma_wqe_inline_driver *drv =
+		rpcrdma_wqe_inline_driver_find(driver_id);
+
+	if (drv)
+		return drv->name;
+	snprintf(buf, len, "%u", driver_id);
+	return buf;
+}
+
+/**
+ * rpcrdma_wqe_inline_decide - whether a driver's QPs get inline data
+ * @driver_id: the device's enum rdma_driver_id
+ * @ov: the admin's overrides (the inline_drivers parameter)
+ * @v: filled with the verdict and its reason
+ *
+ * An override wins; then the table; a driver not in the table is off.
+ */
+void rpcrdma_wqe_inline_decide(u32 driver_id,
+			       const struct rpcrdma_wqe_inline_overrides *ov,
+			       struct rpcrdma_wqe_inline_verdict *v)
+{
+	unsigned int i;
+
+	v->driver = rpcrdma_wqe_inline_driver_find(driver_id);
+	for (i = 0; i < ov->count; i++) {
+		if (ov->entry[i].driver_id != driver_id)
+			continue;
+		v->on = ov->entry[i].on;
+		v->why = v->on ? "opted in by the inline_drivers parameter" :
+				 "opted out by the inline_drivers parameter";
+		return;
 	}
-	return best;
+	if (v->driver) {
+		v->on = v->driver->on;
+		v->why = v->driver->why;
+		return;
+	}
+	v->on = false;
+	v->why = "driver not audited; inline_drivers=ID:on opts it in";
+}
+
+/* The driver_id that @len bytes at @name give: a name of the table, or
+ * a decimal number of at most three digits.
+ */
+static int rpcrdma_wqe_inline_parse_driver(const char *name, int len,
+					   u32 *driver_id)
+{
+	unsigned int i;
+	u32 id = 0;
+
+	for (i = 0; i < ARRAY_SIZE(rpcrdma_wqe_inline_drivers); i++) {
+		const char *known = rpcrdma_wqe_inline_drivers[i].name;
+
+		if (strlen(known) == (size_t)len && !strncmp(known, name, len)) {
+			*driver_id = rpcrdma_wqe_inline_drivers[i].driver_id;
+			return 0;
+		}
+	}
+	if (len < 1 || len > 3)
+		return -EINVAL;
+	for (i = 0; i < (unsigned int)len; i++) {
+		if (name[i] < '0' || name[i] > '9')
+			return -EINVAL;
+		id = id * 10 + (name[i] - '0');
+	}
+	*driver_id = id;
+	return 0;
+}
+
+/* One "DRIVER:on" or "DRIVER:off" of @len bytes at @item, into @ov */
+static int rpcrdma_wqe_inline_parse_item(const char *item, int len,
+					 struct rpcrdma_wqe_inline_overrides *ov)
+{
+	const char *colon = memchr(item, ':', len);
+	int name_len, ret;
+	unsigned int i;
+	u32 driver_id;
+	bool on;
+
+	if (!colon)
+		return -EINVAL;
+	name_len = colon - item;
+	if (len - name_len - 1 == 2 && !strncmp(colon + 1, "on", 2))
+		on = true;
+	else if (len - name_len - 1 == 3 && !strncmp(colon + 1, "off", 3))
+		on = false;
+	else
+		return -EINVAL;
+	ret = rpcrdma_wqe_inline_parse_driver(item, name_len, &driver_id);
+	if (ret)
+		return ret;
+	for (i = 0; i < ov->count; i++)
+		if (ov->entry[i].driver_id == driver_id)
+			break;
+	if (i == RPCRDMA_WQE_INLINE_OVERRIDES)
+		return -E2BIG;
+	if (i == ov->count)
+		ov->count++;
+	ov->entry[i].driver_id = driver_id;
+	ov->entry[i].on = on;
+	return 0;
+}
+
+/**
+ * rpcrdma_wqe_inline_overrides_parse - parse the inline_drivers parameter
+ * @val: "DRIVER:on|off[,DRIVER:on|off...]", DRIVER a name of the table
+ *	 or a driver_id in decimal; empty (or a newline) for no override
+ * @ov: filled with the overrides; a later entry for a driver wins
+ * @bad: on error, set to the item that is wrong
+ * @bad_len: on error, set to that item's length
+ *
+ * Return: 0, -EINVAL for a malformed item or an unknown driver name, or
+ * -E2BIG for more than RPCRDMA_WQE_INLINE_OVERRIDES drivers.
+ */
+int rpcrdma_wqe_inline_overrides_parse(const char *val,
+				       struct rpcrdma_wqe_inline_overrides *ov,
+				       const char **bad, int *bad_len)
+{
+	int len = strcspn(val, "\n");
+	const char *p = val, *end = val + len;
+	int ret;
+
+	ov->count = 0;
+	if (!len)
+		return 0;
+	for (;;) {
+		const char *comma = memchr(p, ',', end - p);
+		int item_len = (comma ? comma : end) - p;
+
+		ret = rpcrdma_wqe_inline_parse_item(p, item_len, ov);
+		if (ret) {
+			*bad = p;
+			*bad_len = item_len;
+			return ret;
+		}
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+/**
+ * rpcrdma_wqe_inline_overrides_print - the inline_drivers parameter's value
+ * @ov: the overrides
+ * @buf: where to write "DRIVER:on|off[,...]", NUL-terminated
+ * @len: size of @buf
+ *
+ * Return: the number of characters written, not counting the NUL.
+ */
+int rpcrdma_wqe_inline_overrides_print(const struct rpcrdma_wqe_inline_overrides *ov,
+				       char *buf, size_t len)
+{
+	unsigned int i;
+	size_t n = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; i < ov->count && n < len; i++) {
+		char num[12];
+
+		n += snprintf(buf + n, len - n, "%s%s:%s", i ? "," : "",
+			      rpcrdma_wqe_inline_driver_name(ov->entry[i].driver_id,
+							     num, sizeof(num)),
+			      ov->entry[i].on ? "on" : "off");
+	}
+	return n < len ? n : len - 1;
+}
+
+/* The largest known limit of @drv below @below, or 0 if none */
+static u32 rpcrdma_wqe_inline_known_limit(const struct rpcrdma_wqe_inline_driver *drv,
+					  u32 below)
+{
+	unsigned int i;
+
+	for (i = 0; drv && i < RPCRDMA_WQE_INLINE_LIMITS; i++)
+		if (drv->limits[i] && drv->limits[i] < below)
+			return drv->limits[i];
+	return 0;
 }
 
 /**
  * rpcrdma_wqe_inline_first_size - inline data size of a first QP creation
- * @vendor_id: the device's vendor ID (ib_device_attr::vendor_id)
+ * @drv: the device's driver in the policy table, or NULL
  * @want: the size configured (inline_size)
  * @memo: what this device accepted before, or NULL
  *
  * When the device accepted a size before for the same or a larger
  * @want, start there. Otherwise start at @want, capped at the
- * vendor's largest known limit.
+ * driver's largest known limit.
  *
  * Return: the number of bytes of inline data to ask for.
  */
-u32 rpcrdma_wqe_inline_first_size(u32 vendor_id, u32 want,
+u32 rpcrdma_wqe_inline_first_size(const struct rpcrdma_wqe_inline_driver *drv,
+				  u32 want,
 				  const struct rpcrdma_wqe_inline_memo *memo)
 {
 	u32 limit;
 
 	if (memo && memo->valid && want <= memo->want)
 		return min(want, memo->accepted);
-	limit = rpcrdma_wqe_inline_vendor_limit(vendor_id, U32_MAX);
+	limit = rpcrdma_wqe_inline_known_limit(drv, U32_MAX);
 	if (limit && limit < want)
 		return limit;
 	return want;
@@ -70,18 +305,19 @@ u32 rpcrdma_wqe_inline_first_size(u32 vendor_id, u32 want,
 
 /**
  * rpcrdma_wqe_inline_next_size - inline data size to ask for after a refusal
- * @vendor_id: the device's vendor ID
+ * @drv: the device's driver in the policy table, or NULL
  * @refused: the size the device just refused
  *
- * The vendor's next known limit below @refused, else @refused less
+ * The driver's next known limit below @refused, else @refused less
  * RPCRDMA_WQE_INLINE_STEP bytes, down to zero. The caller stops after
  * zero has been tried.
  *
  * Return: the number of bytes of inline data to ask for next.
  */
-u32 rpcrdma_wqe_inline_next_size(u32 vendor_id, u32 refused)
+u32 rpcrdma_wqe_inline_next_size(const struct rpcrdma_wqe_inline_driver *drv,
+				 u32 refused)
 {
-	u32 limit = rpcrdma_wqe_inline_vendor_limit(vendor_id, refused);
+	u32 limit = rpcrdma_wqe_inline_known_limit(drv, refused);
 
 	if (limit)
 		return limit;
@@ -90,18 +326,25 @@ u32 rpcrdma_wqe_inline_next_size(u32 vendor_id, u32 refused)
 
 /**
  * rpcrdma_wqe_inline_usable - bytes that may be posted inline on a new QP
+ * @drv: the device's driver in the policy table, or NULL
  * @asked: the max_inline_data requested at QP creation
  * @reported: the max_inline_data the device wrote back
  *
  * Drivers may report more than was asked (rxe, mlx5 round up to their
- * WQE size), or, if broken, less. Never post more than either: with
- * nothing asked for, nothing is posted inline.
+ * WQE size), or, if broken, less; and some post paths take less than
+ * QP creation grants (@drv->post_max). Never post more than any of
+ * them: with nothing asked for, nothing is posted inline.
  *
- * Return: the smaller of the two.
+ * Return: the smallest of them.
  */
-u32 rpcrdma_wqe_inline_usable(u32 asked, u32 reported)
+u32 rpcrdma_wqe_inline_usable(const struct rpcrdma_wqe_inline_driver *drv,
+			      u32 asked, u32 reported)
 {
-	return min(asked, reported);
+	u32 max = min(asked, reported);
+
+	if (drv && drv->post_max)
+		max = min(max, drv->post_max);
+	return max;
 }
 
 /**
@@ -154,7 +397,8 @@ rpcrdma_wqe_inline_va(u64 dma, u32 len,
  * SGEs keep the DMA addresses that are synced and unmapped later.
  *
  * Return: the message length in bytes when the Send is eligible;
- * -EINVAL when it has no SGE or more than @num_out, -E2BIG when it
+ * -EINVAL when it has no SGE, more than @num_out, or an empty one
+ * (never posted inline), -E2BIG when it
  * is larger than @max,
  * -EFAULT when an SGE is not within @bufs.
  */
@@ -170,6 +414,9 @@ int rpcrdma_wqe_inline_map_sges(const struct ib_sge *sges,
 	if (!num_sge || num_sge > num_out)
 		return -EINVAL;
 	for (i = 0; i < num_sge; i++) {
+		/* Some providers refuse an empty inline SGE (ionic) */
+		if (!sges[i].length)
+			return -EINVAL;
 		if (sges[i].length > max - total)
 			return -E2BIG;
 		total += sges[i].length;

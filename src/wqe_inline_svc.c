@@ -17,8 +17,9 @@
  * Called immediately before ib_post_send(), after the transport header
  * buffer was synced through ctxt->sc_sges[0], which keeps its DMA
  * address. The Send goes inline when it is @alone, the whole message
- * is in the transport header buffer, and it fits in what the QP was
- * granted; the inline SGE then carries the buffer's kernel virtual
+ * is in the transport header buffer, it fits in what the QP was
+ * granted, and it is a plain Send where the driver cannot inline a
+ * Send With Invalidate (siw); the inline SGE then carries the buffer's kernel virtual
  * address. sg_list and send_flags are set afresh on every post: the
  * context is reused, and must not be touched once posted.
  */
@@ -37,7 +38,8 @@ void rpcrdma_wqe_inline_svc_prepare(struct svcxprt_rdma *rdma,
 
 	send_wr->sg_list = ctxt->sc_sges;
 	send_wr->send_flags &= ~IB_SEND_INLINE;
-	if (alone && wi->max)
+	if (alone && wi->max &&
+	    (send_wr->opcode == IB_WR_SEND || !wi->no_inv))
 		len = rpcrdma_wqe_inline_map_sges(ctxt->sc_sges,
 						  send_wr->num_sge, &buf, 1,
 						  wi->max,

@@ -11,10 +11,13 @@
 
 #include "rpcrdma_wqe_inline_policy.h"
 
-#define INTEL	RPCRDMA_WQE_INLINE_VENDOR_INTEL
-#define ALIBABA	RPCRDMA_WQE_INLINE_VENDOR_ALIBABA
-#define RXE	0xffffffU
-#define SIW	0x626d74U
+#define DRV(id)	rpcrdma_wqe_inline_driver_find(id)
+#define IRDMA	DRV(RDMA_DRIVER_IRDMA)
+#define ERDMA	DRV(RDMA_DRIVER_ERDMA)
+#define RXE	DRV(RDMA_DRIVER_RXE)
+#define SIW	DRV(RDMA_DRIVER_SIW)
+/* A driver that is not in the table, opted in by the admin */
+#define UNKNOWN	NULL
 
 static int passed, failed;
 
@@ -45,11 +48,12 @@ struct probe {
 	bool	failed;
 };
 
-static struct probe run_probe(u32 vendor, u32 limit, u32 want,
+static struct probe run_probe(const struct rpcrdma_wqe_inline_driver *drv,
+			      u32 limit, u32 want,
 			      struct rpcrdma_wqe_inline_memo *memo)
 {
 	struct probe p = { 0 };
-	u32 size = rpcrdma_wqe_inline_first_size(vendor, want, memo);
+	u32 size = rpcrdma_wqe_inline_first_size(drv, want, memo);
 
 	for (;;) {
 		if (p.attempts < 32)
@@ -61,7 +65,7 @@ static struct probe run_probe(u32 vendor, u32 limit, u32 want,
 			p.failed = true;
 			return p;
 		}
-		size = rpcrdma_wqe_inline_next_size(vendor, size);
+		size = rpcrdma_wqe_inline_next_size(drv, size);
 	}
 	p.granted = size;
 	if (memo) {
@@ -72,28 +76,37 @@ static struct probe run_probe(u32 vendor, u32 limit, u32 want,
 	return p;
 }
 
-static void test_vendor_table(void)
+static void test_driver_table(void)
 {
 	static const struct {
 		const char *name;
-		u32 vendor, limit, granted, attempts;
+		u32 driver_id, limit, granted, attempts;
 	} rows[] = {
-		{ "Intel gen3", INTEL, 216, 216, 1 },
-		{ "Intel gen2", INTEL, 101, 101, 2 },
-		{ "Intel gen1", INTEL, 48, 48, 3 },
-		{ "Alibaba erdma", ALIBABA, 96, 96, 1 },
-		{ "rxe limited to 101", RXE, 101, 96, 11 },
-		{ "rxe limited to 0", RXE, 0, 0, 17 },
-		{ "siw", SIW, 80, 80, 12 },
-		{ "rxe unlimited", RXE, 512, 256, 1 },
-		{ "Intel refusing all", INTEL, 0, 0, 6 },
-		{ "Intel limit 40", INTEL, 40, 32, 4 },
+		{ "irdma gen3", RDMA_DRIVER_IRDMA, 216, 216, 1 },
+		{ "irdma gen2", RDMA_DRIVER_IRDMA, 101, 101, 2 },
+		{ "irdma gen1", RDMA_DRIVER_IRDMA, 48, 48, 3 },
+		{ "erdma", RDMA_DRIVER_ERDMA, 96, 96, 1 },
+		{ "siw", RDMA_DRIVER_SIW, 80, 80, 1 },
+		{ "rxe", RDMA_DRIVER_RXE, 512, 256, 1 },
+		{ "rxe limited to 101", RDMA_DRIVER_RXE, 101, 96, 11 },
+		{ "rxe limited to 0", RDMA_DRIVER_RXE, 0, 0, 17 },
+		{ "mlx5", RDMA_DRIVER_MLX5, 920, 256, 1 },
+		{ "qedr RoCE", RDMA_DRIVER_QEDR, 256, 256, 1 },
+		{ "qedr iWARP", RDMA_DRIVER_QEDR, 128, 128, 2 },
+		{ "ocrdma, 256-byte WQEs", RDMA_DRIVER_OCRDMA, 224, 224, 1 },
+		{ "ocrdma, 128-byte WQEs", RDMA_DRIVER_OCRDMA, 96, 96, 2 },
+		{ "ionic, 256-byte stride", RPCRDMA_WQE_INLINE_DRIVER_IONIC, 224, 224, 1 },
+		{ "cxgb4", RDMA_DRIVER_CXGB4, 280, 256, 1 },
+		{ "irdma refusing all", RDMA_DRIVER_IRDMA, 0, 0, 6 },
+		{ "irdma limit 40", RDMA_DRIVER_IRDMA, 40, 32, 4 },
+		{ "not in the table", 99, 101, 96, 11 },
 	};
 	unsigned int i;
 	char what[128];
 
 	for (i = 0; i < ARRAY_SIZE(rows); i++) {
-		struct probe p = run_probe(rows[i].vendor, rows[i].limit,
+		struct probe p = run_probe(DRV(rows[i].driver_id),
+					   rows[i].limit,
 					   RPCRDMA_WQE_INLINE_DEFAULT, NULL);
 
 		snprintf(what, sizeof(what), "%s: granted", rows[i].name);
@@ -104,36 +117,221 @@ static void test_vendor_table(void)
 	}
 }
 
+/* The table itself: one entry per driver, each with a name and a reason;
+ * known limits largest first and within what inline_size takes; a driver
+ * that is off has no limits to try.
+ */
+static void test_table_sane(void)
+{
+	static const u32 ids[] = {
+		RDMA_DRIVER_MLX5, RDMA_DRIVER_MLX4, RDMA_DRIVER_CXGB4,
+		RDMA_DRIVER_MTHCA, RDMA_DRIVER_BNXT_RE, RDMA_DRIVER_OCRDMA,
+		RDMA_DRIVER_IRDMA, RDMA_DRIVER_VMW_PVRDMA, RDMA_DRIVER_QEDR,
+		RDMA_DRIVER_HNS, RDMA_DRIVER_USNIC, RDMA_DRIVER_RXE,
+		RDMA_DRIVER_HFI1, RDMA_DRIVER_QIB, RDMA_DRIVER_EFA,
+		RDMA_DRIVER_SIW, RDMA_DRIVER_ERDMA,
+		RPCRDMA_WQE_INLINE_DRIVER_MANA, RPCRDMA_WQE_INLINE_DRIVER_IONIC,
+	};
+	unsigned int i, j, bad = 0;
+
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+		const struct rpcrdma_wqe_inline_driver *d = DRV(ids[i]);
+		char num[12];
+
+		if (!d || d->driver_id != ids[i] || !d->name || !d->why ||
+		    !*d->why) {
+			printf("# driver_id %u: no entry, name or reason\n", ids[i]);
+			bad++;
+			continue;
+		}
+		for (j = 0; j < RPCRDMA_WQE_INLINE_LIMITS; j++) {
+			u32 l = d->limits[j], next = j + 1 < RPCRDMA_WQE_INLINE_LIMITS ?
+				d->limits[j + 1] : 0;
+
+			if (l > RPCRDMA_WQE_INLINE_MAX || (next && next >= l) ||
+			    (!l && next) || (l && !d->on)) {
+				printf("# %s: limits out of order or on an off driver\n",
+				       d->name);
+				bad++;
+			}
+		}
+		if (strcmp(rpcrdma_wqe_inline_driver_name(ids[i], num,
+							  sizeof(num)),
+			   d->name)) {
+			printf("# %s: name lookup\n", d->name);
+			bad++;
+		}
+	}
+	check_eq(bad, 0, "every in-tree driver has one entry, a name, a reason, sane limits");
+	check(!DRV(RDMA_DRIVER_UNKNOWN), "RDMA_DRIVER_UNKNOWN is not in the table");
+	check(RDMA_DRIVER_ERDMA + 1 == RPCRDMA_WQE_INLINE_DRIVER_MANA &&
+	      RDMA_DRIVER_ERDMA + 2 == RPCRDMA_WQE_INLINE_DRIVER_IONIC,
+	      "MANA and IONIC follow ERDMA in the UAPI enum");
+}
+
+static void test_decide(void)
+{
+	struct rpcrdma_wqe_inline_overrides none = { 0 }, ov;
+	struct rpcrdma_wqe_inline_verdict v;
+	const char *bad;
+	int bad_len;
+
+	rpcrdma_wqe_inline_decide(RDMA_DRIVER_BNXT_RE, &none, &v);
+	check(!v.on && strstr(v.why, "without their payload"),
+	      "bnxt_re: off, it posts inline WRs without their payload");
+	rpcrdma_wqe_inline_decide(RDMA_DRIVER_MLX4, &none, &v);
+	check(!v.on, "mlx4: off");
+	rpcrdma_wqe_inline_decide(RDMA_DRIVER_VMW_PVRDMA, &none, &v);
+	check(!v.on, "vmw_pvrdma: off");
+	rpcrdma_wqe_inline_decide(RDMA_DRIVER_HFI1, &none, &v);
+	check(!v.on, "hfi1 (rdmavt): off");
+	rpcrdma_wqe_inline_decide(RDMA_DRIVER_MTHCA, &none, &v);
+	check(!v.on, "mthca: off");
+	rpcrdma_wqe_inline_decide(RDMA_DRIVER_RXE, &none, &v);
+	check(v.on && v.driver == RXE, "rxe: on");
+	rpcrdma_wqe_inline_decide(RDMA_DRIVER_SIW, &none, &v);
+	check(v.on && v.driver == SIW && SIW->no_inv,
+	      "siw: on, but no inline Send With Invalidate");
+	check(!RXE->no_inv && !DRV(RDMA_DRIVER_MLX5)->no_inv,
+	      "rxe and mlx5: inline Send With Invalidate too");
+	rpcrdma_wqe_inline_decide(RDMA_DRIVER_HNS, &none, &v);
+	check(!v.on && strstr(v.why, "wrong place"),
+	      "hns: off, it copies inline data past 32 bytes to the wrong place");
+	rpcrdma_wqe_inline_decide(RDMA_DRIVER_MLX5, &none, &v);
+	check(v.on, "mlx5: on");
+	rpcrdma_wqe_inline_decide(99, &none, &v);
+	check(!v.on && !v.driver && strstr(v.why, "not audited"),
+	      "a driver not in the table: off, not audited");
+	rpcrdma_wqe_inline_decide(RDMA_DRIVER_UNKNOWN, &none, &v);
+	check(!v.on, "RDMA_DRIVER_UNKNOWN (a driver that names none): off");
+
+	check_eq(rpcrdma_wqe_inline_overrides_parse("99:on,rxe:off,bnxt_re:on\n",
+						    &ov, &bad, &bad_len), 0,
+		 "parse: three overrides, with sysfs's newline");
+	rpcrdma_wqe_inline_decide(99, &ov, &v);
+	check(v.on && !v.driver && strstr(v.why, "opted in"),
+	      "a driver not in the table, opted in by number: on");
+	rpcrdma_wqe_inline_decide(RDMA_DRIVER_RXE, &ov, &v);
+	check(!v.on && v.driver == RXE && strstr(v.why, "opted out"),
+	      "rxe opted out: off, with the table's limits still known");
+	rpcrdma_wqe_inline_decide(RDMA_DRIVER_BNXT_RE, &ov, &v);
+	check(v.on, "bnxt_re opted in (a fixed kernel): on");
+	rpcrdma_wqe_inline_decide(RDMA_DRIVER_SIW, &ov, &v);
+	check(v.on && strcmp(v.why, SIW->why) == 0,
+	      "a driver the overrides do not name keeps the table's verdict");
+}
+
+/* Parse @val and print it back: the canonical form, or "ERR n at 'item'" */
+static const char *roundtrip(const char *val)
+{
+	static char buf[512];
+	struct rpcrdma_wqe_inline_overrides ov;
+	const char *bad = NULL;
+	int bad_len = 0, ret, n;
+
+	ret = rpcrdma_wqe_inline_overrides_parse(val, &ov, &bad, &bad_len);
+	if (ret) {
+		snprintf(buf, sizeof(buf), "ERR %d at '%.*s'", ret, bad_len, bad);
+		return buf;
+	}
+	n = rpcrdma_wqe_inline_overrides_print(&ov, buf, sizeof(buf));
+	if (n != (int)strlen(buf))
+		return "ERR length";
+	return buf;
+}
+
+static void test_parse(void)
+{
+	static const struct {
+		const char *val, *want;
+	} rows[] = {
+		{ "", "" },
+		{ "\n", "" },
+		{ "rxe:off", "rxe:off" },
+		{ "bnxt_re:on,mlx4:on\n", "bnxt_re:on,mlx4:on" },
+		{ "14:off", "rxe:off" },
+		{ "99:on", "99:on" },
+		{ "0:on", "0:on" },
+		{ "rxe:on,rxe:off", "rxe:off" },
+		{ "rxe:on,siw:off,rxe:off", "rxe:off,siw:off" },
+		{ "foo:on", "ERR -22 at 'foo:on'" },
+		{ "rxe:yes", "ERR -22 at 'rxe:yes'" },
+		{ "rxe:", "ERR -22 at 'rxe:'" },
+		{ "rxe", "ERR -22 at 'rxe'" },
+		{ ":on", "ERR -22 at ':on'" },
+		{ "rxe:on,", "ERR -22 at ''" },
+		{ ",rxe:on", "ERR -22 at ''" },
+		{ "rxe:on,,siw:on", "ERR -22 at ''" },
+		{ "1234:on", "ERR -22 at '1234:on'" },
+		{ "-1:on", "ERR -22 at '-1:on'" },
+		{ "RXE:on", "ERR -22 at 'RXE:on'" },
+		{ "rxe:ON", "ERR -22 at 'rxe:ON'" },
+		{ " rxe:on", "ERR -22 at ' rxe:on'" },
+		{ "rxe:onx", "ERR -22 at 'rxe:onx'" },
+		{ "rxe:on:off", "ERR -22 at 'rxe:on:off'" },
+		{ "mlx:on", "ERR -22 at 'mlx:on'" },
+		{ "mlx55:on", "ERR -22 at 'mlx55:on'" },
+	};
+	struct rpcrdma_wqe_inline_overrides ov;
+	char what[512], small[8], many[256] = "";
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		const char *got = roundtrip(rows[i].val);
+
+		snprintf(what, sizeof(what), "inline_drivers='%.*s%s' gives '%s' (got '%s')",
+			 (int)strcspn(rows[i].val, "\n"), rows[i].val,
+			 strchr(rows[i].val, '\n') ? "\\n" : "",
+			 rows[i].want, got);
+		check(strcmp(got, rows[i].want) == 0, what);
+	}
+	/* As many drivers as there is room for, by number, then one more */
+	for (i = 0; i < RPCRDMA_WQE_INLINE_OVERRIDES; i++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many),
+			 "%s%u:on", i ? "," : "", 100 + i);
+	check(strcmp(roundtrip(many), many) == 0, "inline_drivers: 16 drivers are taken");
+	strcat(many, ",116:on");
+	check(strcmp(roundtrip(many), "ERR -7 at '116:on'") == 0,
+	      "inline_drivers: a 17th driver is refused (-E2BIG), naming it");
+	rpcrdma_wqe_inline_overrides_parse("bnxt_re:on,rxe:off", &ov, NULL, NULL);
+	check_eq(rpcrdma_wqe_inline_overrides_print(&ov, small, sizeof(small)),
+		 7, "print into a small buffer: truncated, NUL-terminated");
+	check(strlen(small) == 7, "print into a small buffer: its length");
+}
+
 static void test_sequences(void)
 {
 	struct probe p;
 
-	p = run_probe(INTEL, 0, 256, NULL);
+	p = run_probe(IRDMA, 0, 256, NULL);
 	check(p.asked[0] == 216 && p.asked[1] == 101 && p.asked[2] == 48 &&
 	      p.asked[3] == 32 && p.asked[4] == 16 && p.asked[5] == 0,
-	      "Intel: 216, 101, 48, then 16-byte steps to 0");
-	p = run_probe(ALIBABA, 0, 256, NULL);
+	      "irdma: 216, 101, 48, then 16-byte steps to 0");
+	p = run_probe(ERDMA, 0, 256, NULL);
 	check(p.asked[0] == 96 && p.asked[1] == 80 && p.asked[6] == 0 &&
-	      p.attempts == 7, "Alibaba: 96, then 16-byte steps to 0");
-	p = run_probe(RXE, 0, 256, NULL);
+	      p.attempts == 7, "erdma: 96, then 16-byte steps to 0");
+	p = run_probe(UNKNOWN, 0, 256, NULL);
 	check(p.asked[0] == 256 && p.asked[1] == 240 && p.asked[16] == 0,
-	      "unknown vendor: 256 down by 16 to 0");
-	p = run_probe(INTEL, 216, 100, NULL);
+	      "a driver with no known limit: 256 down by 16 to 0");
+	p = run_probe(IRDMA, 216, 100, NULL);
 	check(p.asked[0] == 100 && p.granted == 100,
-	      "Intel, inline_size below the first known limit: asked as is");
-	p = run_probe(INTEL, 60, 100, NULL);
+	      "irdma, inline_size below the first known limit: asked as is");
+	p = run_probe(IRDMA, 60, 100, NULL);
 	check(p.asked[1] == 48 && p.granted == 48,
-	      "Intel, inline_size 100 refused: next known limit below it");
+	      "irdma, inline_size 100 refused: next known limit below it");
 	p = run_probe(RXE, 512, 0, NULL);
 	check(p.attempts == 1 && p.asked[0] == 0, "inline_size=0: one attempt, asking 0");
 	p = run_probe(RXE, 0, 40, NULL);
 	check(p.asked[1] == 24 && p.asked[2] == 8 && p.asked[3] == 0 &&
 	      p.attempts == 4, "a size not a multiple of the step still ends at 0");
-	p = run_probe(RXE, 1024, RPCRDMA_WQE_INLINE_MAX, NULL);
+	p = run_probe(UNKNOWN, 1024, RPCRDMA_WQE_INLINE_MAX, NULL);
 	check(p.granted == 1024 && p.attempts == 1, "the largest inline_size");
+	p = run_probe(RXE, 512, RPCRDMA_WQE_INLINE_MAX, NULL);
+	check(p.asked[0] == 512 && p.attempts == 1,
+	      "rxe, inline_size 1024: its limit, 512, at the first attempt");
 	check_eq(rpcrdma_wqe_inline_next_size(RXE, 10), 0,
 		 "a step below 16 bytes goes to 0, not below");
-	check_eq(rpcrdma_wqe_inline_next_size(INTEL, 0), 0,
+	check_eq(rpcrdma_wqe_inline_next_size(IRDMA, 0), 0,
 		 "next after 0 is 0 (the caller stops)");
 }
 
@@ -165,8 +363,8 @@ static void test_memo(void)
 	memo.accepted = 16;
 	p = run_probe(RXE, 512, 256, &memo);
 	check(p.asked[0] == 256, "memo: an invalid memo is ignored");
-	check_eq(rpcrdma_wqe_inline_first_size(INTEL, 256, NULL), 216,
-		 "no memo: vendor's first known limit");
+	check_eq(rpcrdma_wqe_inline_first_size(IRDMA, 256, NULL), 216,
+		 "no memo: the driver's first known limit");
 }
 
 static void test_bounds(void)
@@ -178,12 +376,23 @@ static void test_bounds(void)
 	check(!rpcrdma_wqe_inline_size_valid(RPCRDMA_WQE_INLINE_MAX + 1),
 	      "inline_size above the maximum is refused");
 	check(!rpcrdma_wqe_inline_size_valid(~0UL), "a huge inline_size is refused");
-	check_eq(rpcrdma_wqe_inline_usable(256, 512), 256,
+	check_eq(rpcrdma_wqe_inline_usable(RXE, 256, 512), 256,
 		 "usable: a device reporting more than asked");
-	check_eq(rpcrdma_wqe_inline_usable(256, 100), 100,
+	check_eq(rpcrdma_wqe_inline_usable(RXE, 256, 100), 100,
 		 "usable: a device reporting less than asked");
-	check_eq(rpcrdma_wqe_inline_usable(0, 64), 0,
+	check_eq(rpcrdma_wqe_inline_usable(RXE, 0, 64), 0,
 		 "usable: nothing asked, nothing inline (rxe reports 16 per SGE)");
+	check_eq(rpcrdma_wqe_inline_usable(UNKNOWN, 256, 256), 256,
+		 "usable: a driver not in the table");
+	{
+		const struct rpcrdma_wqe_inline_driver capped = {
+			.name = "capped", .on = true, .post_max = 96,
+			.why = "test",
+		};
+
+		check_eq(rpcrdma_wqe_inline_usable(&capped, 256, 256), 96,
+			 "usable: a post path that takes less than creation grants");
+	}
 }
 
 static void test_eligibility(void)
@@ -231,6 +440,14 @@ static void test_eligibility(void)
 	check_eq(ret, -EFAULT, "an address that would wrap around: by reference");
 	ret = rpcrdma_wqe_inline_map_sges(sges, 0, bufs, 2, 256, out, 2);
 	check_eq(ret, -EINVAL, "no SGE: by reference");
+	sges[0] = (struct ib_sge){ .addr = 0x10000, .length = 28 };
+	sges[1] = (struct ib_sge){ .addr = 0x80000, .length = 0 };
+	ret = rpcrdma_wqe_inline_map_sges(sges, 2, bufs, 2, 256, out, 2);
+	check_eq(ret, -EINVAL, "a zero-length SGE: never inline, by reference");
+	sges[0].length = 0;
+	ret = rpcrdma_wqe_inline_map_sges(sges, 1, bufs, 1, 256, out, 1);
+	check_eq(ret, -EINVAL, "a lone zero-length SGE: by reference");
+	sges[0].length = 28;
 	sges[1] = (struct ib_sge){ .addr = 0x80000, .length = 8 };
 	ret = rpcrdma_wqe_inline_map_sges(sges, 2, bufs, 1, 256, out, 2);
 	check_eq(ret, -EFAULT, "an SGE in a buffer the caller did not name");
@@ -246,7 +463,10 @@ static void test_eligibility(void)
 
 int main(void)
 {
-	test_vendor_table();
+	test_driver_table();
+	test_table_sane();
+	test_decide();
+	test_parse();
 	test_sequences();
 	test_memo();
 	test_bounds();

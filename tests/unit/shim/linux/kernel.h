@@ -4,6 +4,7 @@
 #define _SHIM_LINUX_KERNEL_H
 
 #include <linux/types.h>
+#include <stdio.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define U32_MAX ((u32)~0U)
