@@ -29,10 +29,11 @@ command_of() {
 	# The README's install command on a fresh Debian 12 guest (DKMS builds
 	# in the guest: the longest guest, so it starts first)
 	guest-install) echo "$here/packaging/test-install-script.sh" ;;
-	# The vendor table and the server-only measurement on 6.1 only: each
-	# costs minutes under TCG, and they exercise our code, not the kernel's
+	# The size negotiation and the server-only measurement on 6.1 only:
+	# each costs minutes under TCG, and they exercise our code, not the
+	# kernel's; the per-driver policy on every kernel
 	guest-6.1) echo "env GUEST_MEASURE=1 $here/test-guest.sh 6.1" ;;
-	guest-*) echo "env GUEST_PHASES=install,integrity,server,client,revert $here/test-guest.sh ${1#guest-}" ;;
+	guest-*) echo "env GUEST_PHASES=install,integrity,server,drivers,client,revert $here/test-guest.sh ${1#guest-}" ;;
 	packaging) echo "$here/packaging/run.sh" ;;
 	packaging-upgrade) echo "$here/packaging/test-upgrade.sh" ;;
 	*) return 1 ;;

@@ -3,7 +3,7 @@
 # booting a Debian kernel: one boot, one DKMS build, then each phase.
 #
 # env: GUEST_PHASES   phases to run, in order
-#      (default: install integrity server vendor client revert;
+#      (default: install integrity server negotiation drivers client revert;
 #      separated by spaces or commas)
 #      GUEST_MEASURE=1  run the full integrity workload in the client phase
 set -euo pipefail
@@ -12,7 +12,7 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . /src/tests/guest/common.sh
 
-for phase in $(tr , " " <<<"${GUEST_PHASES:-install integrity server vendor client revert}"); do
+for phase in $(tr , " " <<<"${GUEST_PHASES:-install integrity server negotiation drivers client revert}"); do
 	t_phase=$SECONDS
 	log "phase $phase"
 	# shellcheck source=/dev/null

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * Test only: make an RDMA device act as one with a given inline data
- * limit and vendor ID, without rebuilding the kernel, and count the Send
+ * limit and driver (ib_device_ops::driver_id), without
+ * rebuilding the kernel, and count the Send
  * WRs posted to its RC QPs with and without IB_SEND_INLINE, as the driver
  * sees them (parameters sends_inline and sends_byref).
  *
- *   insmod inline_limit.ko netdev=dummy0 limit=101 vendor_id=0x8086
+ *   insmod inline_limit.ko netdev=dummy0 limit=101 driver_id=9
  *
  * QP creations asking for more than @limit bytes of inline data are
  * refused with -EINVAL, as irdma, erdma, siw and rxe refuse what exceeds
@@ -13,8 +14,9 @@
  * @report, to act as a device that reports less than it was asked). With
  * refuse_all=1 every RC QP creation is refused with -EINVAL, even one
  * asking for no inline data, to act as a device that cannot create the
- * QP at all. Both the device's create_qp and post_send ops and its
- * vendor ID are restored on unload, which must come before the device is
+ * QP at all. With report_zero=1 it grants no inline data, as mlx4 does.
+ * The device's create_qp and post_send ops and its driver_id are
+ * restored on unload, which must come before the device is
  * removed (the module holds a reference).
  */
 
@@ -38,9 +40,17 @@ static unsigned int report;
 module_param(report, uint, 0444);
 MODULE_PARM_DESC(report, "Report at most this much inline data back (0: up to limit)");
 
-static unsigned int vendor_id;
-module_param(vendor_id, uint, 0444);
-MODULE_PARM_DESC(vendor_id, "Vendor ID to report (0: keep the device's)");
+static int driver_id = -1;
+module_param(driver_id, int, 0444);
+MODULE_PARM_DESC(driver_id, "enum rdma_driver_id to report (-1: keep the device's)");
+
+static bool report_zero;
+module_param(report_zero, bool, 0444);
+MODULE_PARM_DESC(report_zero, "Report no inline data back, whatever was asked, as mlx4 does for kernel QPs (default N)");
+
+static atomic_t max_asked = ATOMIC_INIT(0);
+module_param_named(max_asked, max_asked.counter, int, 0444);
+MODULE_PARM_DESC(max_asked, "The largest max_inline_data an RC QP creation asked for");
 
 static bool refuse_all;
 module_param(refuse_all, bool, 0444);
@@ -63,7 +73,7 @@ module_param_named(sends_byref, sends_byref.counter, int, 0444);
 MODULE_PARM_DESC(sends_byref, "Send WRs posted without IB_SEND_INLINE");
 
 static struct ib_device *wrapped;
-static u32 saved_vendor_id;
+static enum rdma_driver_id saved_driver_id;
 static int (*saved_create_qp)(struct ib_qp *qp,
 			      struct ib_qp_init_attr *attr,
 			      struct ib_udata *udata);
@@ -101,6 +111,9 @@ static int inline_limit_create_qp(struct ib_qp *qp,
 {
 	int ret;
 
+	if (attr->qp_type == IB_QPT_RC &&
+	    attr->cap.max_inline_data > (u32)atomic_read(&max_asked))
+		atomic_set(&max_asked, attr->cap.max_inline_data);
 	if (attr->cap.max_inline_data > limit ||
 	    (refuse_all && attr->qp_type == IB_QPT_RC)) {
 		atomic_inc(&refused);
@@ -114,6 +127,8 @@ static int inline_limit_create_qp(struct ib_qp *qp,
 		attr->cap.max_inline_data = limit;
 	if (report && attr->cap.max_inline_data > report)
 		attr->cap.max_inline_data = report;
+	if (report_zero)
+		attr->cap.max_inline_data = 0;
 	return 0;
 }
 
@@ -135,13 +150,14 @@ static int __init inline_limit_init(void)
 	}
 	saved_create_qp = wrapped->ops.create_qp;
 	saved_post_send = wrapped->ops.post_send;
-	saved_vendor_id = wrapped->attrs.vendor_id;
-	if (vendor_id)
-		wrapped->attrs.vendor_id = vendor_id;
+	saved_driver_id = wrapped->ops.driver_id;
+	if (driver_id >= 0)
+		WRITE_ONCE(wrapped->ops.driver_id, driver_id);
 	WRITE_ONCE(wrapped->ops.create_qp, inline_limit_create_qp);
 	WRITE_ONCE(wrapped->ops.post_send, inline_limit_post_send);
-	pr_info("%s: inline data limit %u, vendor ID 0x%x%s\n",
-		dev_name(&wrapped->dev), limit, wrapped->attrs.vendor_id,
+	pr_info("%s: inline data limit %u, driver_id %u%s\n",
+		dev_name(&wrapped->dev), limit,
+		wrapped->ops.driver_id,
 		refuse_all ? ", refusing every RC QP" : "");
 	return 0;
 }
@@ -150,7 +166,7 @@ static void __exit inline_limit_exit(void)
 {
 	WRITE_ONCE(wrapped->ops.post_send, saved_post_send);
 	WRITE_ONCE(wrapped->ops.create_qp, saved_create_qp);
-	wrapped->attrs.vendor_id = saved_vendor_id;
+	WRITE_ONCE(wrapped->ops.driver_id, saved_driver_id);
 	pr_info("%s restored: QP creations %d refused, %d passed; Sends %d inline, %d by reference\n",
 		dev_name(&wrapped->dev), atomic_read(&refused),
 		atomic_read(&created), atomic_read(&sends_inline),
@@ -160,5 +176,5 @@ static void __exit inline_limit_exit(void)
 
 module_init(inline_limit_init);
 module_exit(inline_limit_exit);
-MODULE_DESCRIPTION("Test only: an RDMA device with a given inline limit and vendor ID, counting Sends");
+MODULE_DESCRIPTION("Test only: an RDMA device with a given inline limit and driver_id, counting Sends");
 MODULE_LICENSE("Dual BSD/GPL");

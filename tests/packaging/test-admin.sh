@@ -23,7 +23,7 @@ OURS_KO=updates/dkms/rpcrdma.ko
 STOCK_KO=kernel/net/sunrpc/xprtrdma/rpcrdma.ko.xz
 CONN1="server peer=192.0.2.1:40000 device=rxe0 asked=256 granted=256 max=256 attempts=1 inline=123 byref=45"
 CONN2="client peer=192.0.2.1:20049 device=rxe0 asked=256 granted=512 max=256 attempts=2 inline=77 byref=8"
-DEV1="rxe0 want=256 accepted=256"
+DEV1="rxe0 driver=rxe policy=on want=256 accepted=256 granted=256 why=copies inline data from sge.addr; up to 512 bytes"
 
 # The stubs: each logs its arguments to $F/calls
 stub() {
