@@ -258,6 +258,11 @@ static struct ib_client rpcrdma_wqe_inline_ib_client = {
 	.remove	= rpcrdma_wqe_inline_remove_one,
 };
 
+static const char *rpcrdma_wqe_inline_side_name(enum rpcrdma_wqe_inline_side side)
+{
+	return side == RPCRDMA_WQE_INLINE_SERVER ? "server" : "client";
+}
+
 static u32 rpcrdma_wqe_inline_want(enum rpcrdma_wqe_inline_side side)
 {
 	bool enabled = side == RPCRDMA_WQE_INLINE_SERVER ?
@@ -342,11 +347,16 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 		/* Refused even without inline data: the connection fails */
 		pr_warn_ratelimited("%s: %s QP creation failed at every inline data size from %u bytes down to 0 (%u attempts): error %d\n",
 				    dev_name(&id->device->dev),
-				    side == RPCRDMA_WQE_INLINE_SERVER ?
-				    "server" : "client",
+				    rpcrdma_wqe_inline_side_name(side),
 				    first, wi->attempts, ret);
 		return ret;
 	}
+	/* Refused at every size above 0: by reference, as the stock module */
+	if (!size && wi->attempts > 1)
+		pr_info_ratelimited("%s: %s QP created without inline data: the device refused every size from %u bytes down (%u attempts)\n",
+				    dev_name(&id->device->dev),
+				    rpcrdma_wqe_inline_side_name(side),
+				    first, wi->attempts);
 	wi->asked = size;
 	wi->reported = attr->cap.max_inline_data;
 	wi->max = rpcrdma_wqe_inline_usable(verdict.driver, size, wi->reported);
@@ -411,8 +421,7 @@ static int connections_show(struct seq_file *m, void *v)
 	spin_lock(&rpcrdma_wqe_inline_conns_lock);
 	hlist_for_each_entry(wi, &rpcrdma_wqe_inline_conns, node)
 		seq_printf(m, "%s peer=%pISpc device=%s asked=%u granted=%u max=%u attempts=%u inline=%ld byref=%ld\n",
-			   wi->side == RPCRDMA_WQE_INLINE_SERVER ?
-			   "server" : "client",
+			   rpcrdma_wqe_inline_side_name(wi->side),
 			   &wi->peer, wi->device, wi->asked, wi->reported,
 			   wi->max, wi->attempts,
 			   atomic_long_read(&wi->n_inline),

@@ -87,6 +87,10 @@ while read -r name id limit zero override policy first asked max attempts; do
 			test "$(dev_field why)" = "posts inline WRs without their payload"
 		check "bnxt_re: devices names the driver" test "$(dev_field driver)" = bnxt_re
 		;;
+	unaudited-opted-in-refusing)
+		check "$name: the kernel log says the QP was created without inline data" \
+			grep -qF "rpcrdma: rxe0: client QP created without inline data: the device refused every size from $want bytes down ($attempts attempts)" <<<"$(dmesg)"
+		;;
 	unaudited)
 		check "unaudited: devices names the driver by its number" \
 			test "$(dev_field driver)" = "$DRV_UNAUDITED"
