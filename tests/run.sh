@@ -5,6 +5,9 @@
 #   tests/run.sh full    all of it: builds and guests for 6.1, 6.12 and 7.3,
 #                        the packaging tests, the kernel-upgrade test, and
 #                        scripts/install.sh on a fresh Debian 12 guest
+#   tests/run.sh deep    full, then per kernel the faults phase (device
+#                        removal under load, churn, many connections) with
+#                        our module and with the stock one
 #   tests/run.sh NAME... only the named tests (see the lists below)
 #
 # Guest images are built on first use and cached outside the repo
@@ -19,6 +22,7 @@ export RPCRDMA_INLINE_OUT=$logs
 quick=(unit style bad-input build-6.1 guest-6.1)
 full=(unit style bad-input build-6.1 build-6.12 build-7.3
 	packaging packaging-upgrade guest-install guest-6.1 guest-6.12 guest-7.3)
+deep=("${full[@]}" faults-6.1 faults-6.12 faults-7.3)
 
 command_of() {
 	case $1 in
@@ -34,6 +38,8 @@ command_of() {
 	# kernel's; the per-driver policy on every kernel
 	guest-6.1) echo "env GUEST_MEASURE=1 $here/test-guest.sh 6.1" ;;
 	guest-*) echo "env GUEST_PHASES=install,integrity,server,drivers,client,revert $here/test-guest.sh ${1#guest-}" ;;
+	# Faults with ours, then the same with the stock module after revert
+	faults-*) echo "env GUEST_TAG=faults GUEST_PHASES=install,faults,revert,faults $here/test-guest.sh ${1#faults-}" ;;
 	packaging) echo "$here/packaging/run.sh" ;;
 	packaging-upgrade) echo "$here/packaging/test-upgrade.sh" ;;
 	*) return 1 ;;
@@ -43,11 +49,12 @@ command_of() {
 case ${1:-quick} in
 quick) tests=("${quick[@]}") ;;
 full) tests=("${full[@]}") ;;
+deep) tests=("${deep[@]}") ;;
 *) tests=("$@") ;;
 esac
 for t in "${tests[@]}"; do
 	command_of "$t" >/dev/null || {
-		echo "unknown test '$t'; known: ${full[*]}" >&2
+		echo "unknown test '$t'; known: ${deep[*]}" >&2
 		exit 2
 	}
 done
@@ -68,12 +75,13 @@ report() { # NAME STATUS SECONDS
 		grep -E '^not ok|rpcrdma-inline:|error' "$logs/$1.log" | head -n 20 | sed 's/^/#   /'
 		tail -n 15 "$logs/$1.log" | sed 's/^/#   /'
 	fi
-	grep -E '^# ' "$logs/$1.log" | grep -E 'took|Sends|granted|attempts' |
+	grep -E '^# ' "$logs/$1.log" | grep -E 'took|Sends|granted|attempts|faults' |
 		head -n 30 | sed 's/^/#   /' || true
 }
 
 # The guests run in the background, side by side (single-threaded TCG keeps
-# each QEMU on one core), while the other tests run one after the other.
+# each QEMU on one core), while the other tests, the faults guests of the
+# deep tier among them, run one after the other.
 # Their images first, one at a time, so that no two builds race.
 guests=()
 others=()

@@ -4,6 +4,7 @@
 #
 # usage: test-guest.sh SERIES [GUEST_SCRIPT]   (6.1, 6.12 or 7.3)
 # env:   GUEST_PHASES   the phases of tests/guest/suite.sh to run
+#        GUEST_TAG      names the output directory (default: the script's name)
 #        GUEST_MEASURE  1: the full integrity workload in the client phase
 #        GUEST_BENCH_*  passed to GUEST_SCRIPT too (tests/bench/latency.sh)
 #
@@ -21,7 +22,7 @@ series=${1:?usage: test-guest.sh SERIES [GUEST_SCRIPT]}
 script=${2:-tests/guest/suite.sh}
 img=$(image_dir "$(image_dist "$series")")
 kver=$(image_kver "$img" "$series")
-out="${RPCRDMA_INLINE_OUT:-$REPO/build/test-logs}/guest-$series-$(basename "$script" .sh)"
+out="${RPCRDMA_INLINE_OUT:-$REPO/build/test-logs}/guest-$series-${GUEST_TAG:-$(basename "$script" .sh)}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export_tree "$work/src"

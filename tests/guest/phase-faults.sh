@@ -1,0 +1,210 @@
+#!/bin/bash
+# shellcheck shell=bash
+# Phase of the in-guest suite (sourced by suite.sh): faults, churn and many
+# connections, with whichever rpcrdma is loaded, so that the same phase
+# run after "revert" puts the stock module's results beside ours (deep
+# tier: tests/run.sh deep).
+#
+#  1. rxe0 deleted and added again while fio writes and verifies
+#     (crc32c) on an NFSv3 and an NFSv4.1 mount: the hard mounts recover,
+#     fio ends with no verify error, nothing stale stays listed
+#  2. churn: FAULTS_CYCLES mount/unmount cycles, FAULTS_RELOADS unloads
+#     and reloads of rpcrdma, nfsd restarted twice under fio; RC QPs,
+#     CM IDs and our debugfs lists come back to where they started
+#  3. four mounts made at once (v3, v4.0, v4.1, v4.2) with nconnect=16 on
+#     rxe0 limited to 101 bytes of inline data, fio with 8 jobs: every
+#     byte verified, and the QP creations those connections took
+#
+# Each scenario logs what it did ("# faults ..."). Needs rxe0 on dummy0
+# and the NFS server of phase-install.sh (started again if it is down).
+
+FAULTS_CYCLES=${FAULTS_CYCLES:-100}
+FAULTS_RELOADS=${FAULTS_RELOADS:-20}
+if ours_loaded; then f_mod=ours; else f_mod=stock; fi
+f_tag="faults ($f_mod)"
+
+rc_qps() {
+	rdma resource show qp 2>/dev/null | grep -c ' type RC ' || true
+}
+
+cm_ids() {
+	rdma resource show cm_id 2>/dev/null | grep -c . || true
+}
+
+# Lines of one of our debugfs files, or "-" with the stock module
+our_lines() {
+	if [ "$f_mod" = ours ]; then grep -c . "/sys/kernel/debug/rpcrdma_inline/$1" || true; else echo -; fi
+}
+
+# The counts that must come back after each scenario
+f_state() {
+	echo "qp=$(rc_qps) cm_id=$(cm_ids) connections=$(our_lines connections) devices=$(our_lines devices)"
+}
+
+# Wait until the state is STATE again (connections go away a little after
+# umount), then print it
+f_settle() {
+	local want=$1 now _
+	for _ in $(seq 60); do
+		now=$(f_state)
+		[ "$now" = "$want" ] && break
+		sleep 0.5
+	done
+	echo "$now"
+}
+
+# fio_verify NAME FIO-ARGS...: write and verify with crc32c; the output
+# goes to /tmp/fio-NAME.out. Fails on a non-zero exit or a job error.
+fio_verify() {
+	local name=$1
+	shift
+	fio --name="$name" --ioengine=psync --direct=1 --bs=4k --rw=randwrite \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--group_reporting "$@" >"/tmp/fio-$name.out" 2>&1
+}
+
+fio_summary() {
+	grep -E 'err=|WRITE:|READ:|verify' "/tmp/fio-$1.out" | tr -s ' ' | tr '\n' ';'
+}
+
+ensure_server() {
+	if ! grep -q rdma /proc/fs/nfsd/portlist 2>/dev/null; then
+		nfs_server_start /export
+	fi
+}
+
+ensure_server
+if [ "$f_mod" = ours ]; then
+	echo 1 >/sys/kernel/tracing/events/rpcrdma_inline/rpcrdma_wqe_inline_forget/enable
+fi
+f_start=$(f_settle "$(f_state)")
+log "$f_tag: start: $f_start"
+
+# ---------------------------------------------------------------- 1. removal
+nfs_mount 3 /mnt
+nfs_mount 4.1 /mnt2
+t=$SECONDS
+fio_verify rm3 --directory=/mnt --size=8m --loops=3 &
+p3=$!
+fio_verify rm41 --directory=/mnt2 --size=8m --loops=3 &
+p41=$!
+sleep 5
+log "$f_tag: deleting rxe0 under load ($(f_state))"
+rdma link delete rxe0
+sleep 5
+rdma link add rxe0 type rxe netdev dummy0
+log "$f_tag: rxe0 added again after $((SECONDS - t)) s"
+r3=0 r41=0
+wait "$p3" || r3=$?
+wait "$p41" || r41=$?
+log "$f_tag: removal: fio v3 exit $r3: $(fio_summary rm3)"
+log "$f_tag: removal: fio v4.1 exit $r41: $(fio_summary rm41)"
+check "$f_tag: rxe0 removed under fio: v3 fio ends, 0 verify errors" test "$r3" = 0
+check "$f_tag: rxe0 removed under fio: v4.1 fio ends, 0 verify errors" test "$r41" = 0
+check "$f_tag: after the removal the v3 mount carries data" data_roundtrip /mnt 1
+check "$f_tag: after the removal the v4.1 mount carries data" data_roundtrip /mnt2 1
+if [ "$f_mod" = ours ]; then
+	f_conns=$(grep -c . "$CONNS" || true)
+	log "$f_tag: connections after the removal: $(tr '\n' ';' <"$CONNS")"
+	check "$f_tag: connections lists the live ones only (4: $f_conns)" test "$f_conns" = 4
+	check "$f_tag: every listed connection is on the new rxe0, with its grant learned again" \
+		bash -c "! grep -v 'device=rxe0 asked=256 granted=[0-9]* max=256' $CONNS"
+	check "$f_tag: the device was forgotten when it went away" \
+		grep -q 'rpcrdma_wqe_inline_forget: device=rxe0' /sys/kernel/tracing/trace
+fi
+umount /mnt2
+umount /mnt
+f_now=$(f_settle "$f_start")
+log "$f_tag: removal: end: $f_now"
+check "$f_tag: removal: QPs, CM IDs and lists back to the start ($f_now)" test "$f_now" = "$f_start"
+
+# ---------------------------------------------------------------- 2. churn
+t=$SECONDS
+f_fail=0
+for i in $(seq "$FAULTS_CYCLES"); do
+	if ! mount -t nfs -o "rdma,port=$NFS_RDMA_PORT,vers=3" "$NFS_SERVER:$NFS_EXPORT" /mnt ||
+		! stat /mnt/. >/dev/null || ! umount /mnt; then
+		f_fail=$((f_fail + 1))
+		log "$f_tag: mount cycle $i failed"
+		mountpoint -q /mnt && umount /mnt
+	fi
+done
+f_now=$(f_settle "$f_start")
+log "$f_tag: churn: $FAULTS_CYCLES mount/unmount cycles in $((SECONDS - t)) s, $f_fail failed; $f_now"
+check "$f_tag: $FAULTS_CYCLES mount/unmount cycles, none failed" test "$f_fail" = 0
+check "$f_tag: after $FAULTS_CYCLES cycles: QPs, CM IDs and lists back to the start ($f_now)" \
+	test "$f_now" = "$f_start"
+
+t=$SECONDS
+f_fail=0
+nfs_server_stop
+for i in $(seq "$FAULTS_RELOADS"); do
+	if ! unload_rpcrdma || ! modprobe rpcrdma; then
+		f_fail=$((f_fail + 1))
+		log "$f_tag: reload $i failed"
+	fi
+done
+f_which=stock
+if ours_loaded; then f_which=ours; fi
+check "$f_tag: $FAULTS_RELOADS unloads and reloads of rpcrdma, the same module loaded ($f_which)" \
+	test "$f_fail $f_which" = "0 $f_mod"
+nfs_server_start /export
+log "$f_tag: churn: $FAULTS_RELOADS reloads in $((SECONDS - t)) s"
+
+nfs_mount 3 /mnt
+fio_verify restart --directory=/mnt --size=8m --loops=2 &
+p=$!
+for i in 1 2; do
+	sleep 4
+	rpc.nfsd 0
+	sleep 1
+	rpc.nfsd "$NFS_THREADS"
+	echo "rdma $NFS_RDMA_PORT" >/proc/fs/nfsd/portlist
+	log "$f_tag: nfsd restarted ($i) under fio"
+done
+r=0
+wait "$p" || r=$?
+log "$f_tag: nfsd restarts: fio exit $r: $(fio_summary restart)"
+check "$f_tag: nfsd restarted twice under fio: fio ends, 0 verify errors" test "$r" = 0
+umount /mnt
+f_now=$(f_settle "$f_start")
+check "$f_tag: after the restarts: QPs, CM IDs and lists back to the start ($f_now)" \
+	test "$f_now" = "$f_start"
+
+# ---------------------------------------------------------------- 3. many
+# A new rxe0, so that no memory of the device shortens the negotiation
+rdma link delete rxe0
+rdma link add rxe0 type rxe netdev dummy0
+insmod "$GUEST_MODULES/inline_limit.ko" limit=101
+f_start_many=$(f_state)
+t=$SECONDS
+pids=()
+for v in 3 4.0 4.1 4.2; do
+	mkdir -p "/m$v"
+	mount -t nfs -o "rdma,port=$NFS_RDMA_PORT,vers=$v,nconnect=16" \
+		"$NFS_SERVER:$NFS_EXPORT" "/m$v" &
+	pids+=($!)
+done
+f_fail=0
+for p in "${pids[@]}"; do wait "$p" || f_fail=$((f_fail + 1)); done
+check "$f_tag: four nconnect=16 mounts made at once" test "$f_fail" = 0
+r=0
+fio_verify many --directory=/m3:/m4.0:/m4.1:/m4.2 --numjobs=8 --size=2m || r=$?
+log "$f_tag: many: fio 8 jobs exit $r: $(fio_summary many)"
+check "$f_tag: fio with 8 jobs over the four mounts: 0 verify errors" test "$r" = 0
+if [ "$f_mod" = ours ]; then
+	f_conns=$(grep -c . "$CONNS" || true)
+	f_attempts=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^attempts=/) s += substr($i, 10) } END { print s + 0 }' "$CONNS")
+	log "$f_tag: many: $f_conns connections took $f_attempts QP creations ($(cat /sys/module/inline_limit/parameters/refused) refused by the device) in $((SECONDS - t)) s"
+	# Only connections that negotiate before the first result is kept
+	# probe: at most the four first clients and their servers, 10 extra
+	# attempts each (256 down to 96)
+	check "$f_tag: the per-device memory kept QP creations close to one per connection ($f_attempts for $f_conns)" \
+		test "$f_attempts" -le $((f_conns + 8 * 10))
+	check "$f_tag: every connection may post 96 bytes inline" \
+		bash -c "! grep -v ' max=96 ' $CONNS"
+fi
+for v in 3 4.0 4.1 4.2; do umount "/m$v"; done
+f_now=$(f_settle "$f_start_many")
+check "$f_tag: many: QPs, CM IDs and lists back to the start ($f_now)" test "$f_now" = "$f_start_many"
+rmmod inline_limit
