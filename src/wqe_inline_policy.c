@@ -27,7 +27,7 @@ static const struct rpcrdma_wqe_inline_driver rpcrdma_wqe_inline_drivers[] = {
 	  .why = "copies inline data from sge.addr; 216/101/48 bytes by generation" },
 	{ .driver_id = RDMA_DRIVER_QEDR, .name = "qedr", .on = true,
 	  .limits = { 256, 128 },
-	  .why = "copies inline data from sge.addr; 256 (RoCE) or 128 (iWARP)" },
+	  .why = "copies inline data from sge.addr; 256 bytes (qed)" },
 	{ .driver_id = RDMA_DRIVER_OCRDMA, .name = "ocrdma", .on = true,
 	  .limits = { 224, 96 },
 	  .why = "copies inline data from sge.addr; limit from the firmware" },
