@@ -64,7 +64,7 @@ fio_verify() {
 }
 
 fio_summary() {
-	grep -E 'err=|WRITE:|READ:|verify' "/tmp/fio-$1.out" | tr -s ' ' | tr '\n' ';'
+	grep -E 'err=|WRITE:|READ:|verify: bad|mismatch' "/tmp/fio-$1.out" | tr -s ' ' | tr '\n' ';'
 }
 
 ensure_server() {
