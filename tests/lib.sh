@@ -4,6 +4,8 @@
 #   export_tree DEST        copy the tracked and untracked-but-not-ignored
 #                           files of the work tree to DEST, as a package would
 #   image_dir DIST          the cached guest image of DIST (built on first use)
+#   series_image SERIES     the image that boots SERIES (6.1, 6.12, 7.3, or
+#                           6.12-debug: tests/vm/build-debug-kernel.sh)
 #   image_kver DIR SERIES   the kernel version of SERIES (6.1, 6.12, 7.3) in DIR
 #   image_dist SERIES       the Debian release that carries SERIES
 #   tap_ok / tap_fail NAME  TAP lines, counted by tap_end
@@ -40,6 +42,13 @@ image_dir() {
 	local cache=${RPCRDMA_INLINE_CACHE:-/var/cache/rpcrdma-inline}
 	mkdir -p "$cache"
 	flock "$cache/.image-lookup.lock" "$REPO/tests/vm/build-image.sh" "$1" | tail -n 1
+}
+
+series_image() {
+	case $1 in
+	*-debug) "$REPO/tests/vm/build-debug-kernel.sh" | tail -n 1 ;;
+	*) image_dir "$(image_dist "$1")" ;;
+	esac
 }
 
 image_kver() {

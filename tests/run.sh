@@ -7,7 +7,8 @@
 #                        scripts/install.sh on a fresh Debian 12 guest
 #   tests/run.sh deep    full, then per kernel the faults phase (device
 #                        removal under load, churn, many connections) with
-#                        our module and with the stock one
+#                        our module and with the stock one, and the 6.12
+#                        debug kernel (lockdep, KASAN, kmemleak, failslab)
 #   tests/run.sh NAME... only the named tests (see the lists below)
 #
 # Guest images are built on first use and cached outside the repo
@@ -22,7 +23,7 @@ export RPCRDMA_INLINE_OUT=$logs
 quick=(unit style bad-input build-6.1 guest-6.1)
 full=(unit style bad-input build-6.1 build-6.12 build-7.3
 	packaging packaging-upgrade guest-install guest-6.1 guest-6.12 guest-7.3)
-deep=("${full[@]}" faults-6.1 faults-6.12 faults-7.3)
+deep=("${full[@]}" debug-6.12 faults-6.1 faults-6.12 faults-7.3)
 
 command_of() {
 	case $1 in
@@ -40,6 +41,9 @@ command_of() {
 	guest-*) echo "env GUEST_PHASES=install,integrity,server,drivers,client,revert $here/test-guest.sh ${1#guest-}" ;;
 	# Faults with ours, then the same with the stock module after revert
 	faults-*) echo "env GUEST_TAG=faults GUEST_PHASES=install,faults,revert,faults $here/test-guest.sh ${1#faults-}" ;;
+	# The debug kernel (built on first use, tests/vm/build-debug-kernel.sh):
+	# kmemleak armed first and read last; slower than TCG's usual 3x
+	debug-*) echo "env GUEST_TAG=debug RPCRDMA_INLINE_GUEST_TIMEOUT=7200 GUEST_PHASES=kmemleak,install,integrity,negotiation,drivers,faults,failslab,kmemleak,revert $here/test-guest.sh ${1#debug-}-debug" ;;
 	packaging) echo "$here/packaging/run.sh" ;;
 	packaging-upgrade) echo "$here/packaging/test-upgrade.sh" ;;
 	*) return 1 ;;
@@ -87,7 +91,7 @@ guests=()
 others=()
 for t in "${tests[@]}"; do
 	case $t in
-	guest-*) guests+=("$t") ;;
+	guest-* | debug-*) guests+=("$t") ;;
 	*) others+=("$t") ;;
 	esac
 done
