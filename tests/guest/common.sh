@@ -10,6 +10,11 @@
 #   conn_line SIDE                     the debugfs connection line of SIDE
 #   conn_field SIDE KEY                one KEY=VALUE of that line
 #   ours_loaded                        the loaded rpcrdma is rpcrdma-inline
+#   settle FUNC WANT [TRIES] [PAUSE]   run FUNC until it prints WANT (or
+#                                      TRIES times), print its last output
+#   kmalloc_objects                    objects in use per kmalloc cache
+#   kmalloc_growth BEFORE AFTER        the cache that grew most beyond one
+#                                      slab's worth, and by how much
 
 CONNS=/sys/kernel/debug/rpcrdma_inline/connections
 PKG_VERSION=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' /src/dkms.conf)
@@ -71,6 +76,41 @@ unload_rpcrdma() {
 		sleep 0.5
 	done
 	modprobe -r rpcrdma
+}
+
+# settle FUNC WANT [TRIES] [PAUSE]: counts come back a little after the
+# event (a connection goes away after umount): run FUNC until its output
+# is WANT, at most TRIES times PAUSE seconds apart, and print the last
+# output for the caller to compare
+settle() {
+	local func=$1 want=$2 tries=${3:-60} pause=${4:-0.5} now _
+	for _ in $(seq "$tries"); do
+		now=$("$func")
+		[ "$now" = "$want" ] && break
+		sleep "$pause"
+	done
+	echo "$now"
+}
+
+# "CACHE OBJECTS PER-SLAB" per kmalloc cache: objects in use, and how
+# many fit in one slab. The per-CPU slabs are flushed first (SLUB's
+# shrink); even so a count moves by up to one slab's worth with no leak
+# (a slab kept empty, or a partial one counted as in use).
+kmalloc_objects() {
+	local c
+	for c in /sys/kernel/slab/kmalloc-*; do
+		echo 1 >"$c/shrink" 2>/dev/null || true
+	done
+	awk '$1 ~ /^kmalloc-/ { print $1, $2, $5 }' /proc/slabinfo | sort
+}
+
+# kmalloc_growth BEFORE AFTER: of two kmalloc_objects outputs, "CACHE N
+# PER-SLAB" for the cache whose objects in use grew most beyond one
+# slab's worth: N the growth, N - PER-SLAB the part that is no noise
+kmalloc_growth() {
+	join <(echo "$1") <(echo "$2") |
+		awk 'NR == 1 || $4 - $2 - $5 > max { max = $4 - $2 - $5; g = $1 " " $4 - $2 " " $5 }
+			END { print g }'
 }
 
 # Wait until no connection is listed any more (after umount)

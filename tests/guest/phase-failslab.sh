@@ -58,12 +58,7 @@ else
 	log "failslab: off after $FAILSLAB_ROUNDS rounds: $fs_injected allocations failed; $fs_mounted mounts made, $fs_moved carried 256 KiB"
 	check "failslab: allocations under rpcrdma did fail ($fs_injected)" test "$fs_injected" -gt 0
 	# Only now: let whatever the failures left half-done time out
-	fs_now=$(fs_state)
-	for _ in $(seq 120); do
-		fs_now=$(fs_state)
-		[ "$fs_now" = "$fs_start" ] && break
-		sleep 1
-	done
+	fs_now=$(settle fs_state "$fs_start" 120 1)
 	log "failslab: after: $fs_now (start: $fs_start)"
 	check "failslab: QPs and connections back to the start ($fs_now)" test "$fs_now" = "$fs_start"
 	check "failslab: rxe0 is listed in devices again" grep -q '^rxe0 ' /sys/kernel/debug/rpcrdma_inline/devices

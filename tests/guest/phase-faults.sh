@@ -10,7 +10,8 @@
 #     fio ends with no verify error, nothing stale stays listed
 #  2. churn: FAULTS_CYCLES mount/unmount cycles, FAULTS_RELOADS unloads
 #     and reloads of rpcrdma, nfsd restarted twice under fio; RC QPs,
-#     CM IDs and our debugfs lists come back to where they started
+#     CM IDs and our debugfs lists come back to where they started, and
+#     no kmalloc cache grows by one object per cycle or reload
 #  3. four mounts made at once (v3, v4.0, v4.1, v4.2) with nconnect=16 on
 #     rxe0 limited to 101 bytes of inline data, fio with 8 jobs: every
 #     byte verified, and the QP creations those connections took
@@ -43,16 +44,30 @@ f_state() {
 	echo "qp=$(rc_qps) cm_id=$(cm_ids) connections=$(our_lines connections) devices=$(our_lines devices)"
 }
 
-# Wait until the state is STATE again (connections go away a little after
-# umount), then print it
-f_settle() {
-	local want=$1 now _
-	for _ in $(seq 60); do
-		now=$(f_state)
-		[ "$now" = "$want" ] && break
-		sleep 0.5
+# Slab counts: no kmalloc cache may hold LIMIT objects more than in BEFORE
+# beyond one slab's worth (a leak of one object per cycle shows where a
+# slab holds fewer objects than the cycles). Frees that wait for an RCU
+# grace period come late: read again, up to 10 times. Under KASAN its
+# quarantine holds freed objects, so there kmemleak looks for leaks.
+if grep -q '^CONFIG_KASAN=y' "/boot/config-$(uname -r)" 2>/dev/null; then
+	f_slab=0
+else
+	f_slab=1
+fi
+f_slab_check() {
+	local what=$1 before=$2 limit=$3 cache grew per _
+	if [ "$f_slab" = 0 ]; then
+		log "$f_tag: $what: slab counts not compared under KASAN (kmemleak looks for leaks)"
+		return 0
+	fi
+	for _ in $(seq 10); do
+		read -r cache grew per <<<"$(kmalloc_growth "$before" "$(kmalloc_objects)")"
+		[ $((grew - per)) -lt "$limit" ] && break
+		sleep 1
 	done
-	echo "$now"
+	log "$f_tag: $what: slab: the kmalloc cache that grew most: $cache, +$grew objects ($per per slab)"
+	f_check "$f_tag: $what: no kmalloc cache grew by $limit objects beyond one slab ($cache +$grew, $per per slab)" \
+		test $((grew - per)) -lt "$limit"
 }
 
 # fio_verify NAME FIO-ARGS...: write and verify with crc32c; the output
@@ -94,7 +109,7 @@ ensure_server
 if [ "$f_mod" = ours ]; then
 	echo 1 >/sys/kernel/tracing/events/rpcrdma_inline/rpcrdma_wqe_inline_forget/enable
 fi
-f_start=$(f_settle "$(f_state)")
+f_start=$(settle f_state "$(f_state)")
 log "$f_tag: start: $f_start"
 
 # ---------------------------------------------------------------- 1. removal
@@ -131,11 +146,12 @@ if [ "$f_mod" = ours ]; then
 fi
 umount /mnt2
 umount /mnt
-f_now=$(f_settle "$f_start")
+f_now=$(settle f_state "$f_start")
 log "$f_tag: removal: end: $f_now"
 f_check "$f_tag: removal: QPs, CM IDs and lists back to the start ($f_now)" test "$f_now" = "$f_start"
 
 # ---------------------------------------------------------------- 2. churn
+f_slab0=$(kmalloc_objects)
 t=$SECONDS
 f_fail=0
 for i in $(seq "$FAULTS_CYCLES"); do
@@ -146,15 +162,17 @@ for i in $(seq "$FAULTS_CYCLES"); do
 		mountpoint -q /mnt && umount /mnt
 	fi
 done
-f_now=$(f_settle "$f_start")
+f_now=$(settle f_state "$f_start")
 log "$f_tag: churn: $FAULTS_CYCLES mount/unmount cycles in $((SECONDS - t)) s, $f_fail failed; $f_now"
 f_check "$f_tag: $FAULTS_CYCLES mount/unmount cycles, none failed" test "$f_fail" = 0
 f_check "$f_tag: after $FAULTS_CYCLES cycles: QPs, CM IDs and lists back to the start ($f_now)" \
 	test "$f_now" = "$f_start"
+f_slab_check "after $FAULTS_CYCLES cycles" "$f_slab0" "$FAULTS_CYCLES"
 
 t=$SECONDS
 f_fail=0
 nfs_server_stop
+f_slab0=$(kmalloc_objects)
 for i in $(seq "$FAULTS_RELOADS"); do
 	if ! unload_rpcrdma || ! modprobe rpcrdma; then
 		f_fail=$((f_fail + 1))
@@ -165,6 +183,7 @@ f_which=stock
 if ours_loaded; then f_which=ours; fi
 f_check "$f_tag: $FAULTS_RELOADS unloads and reloads of rpcrdma, the same module loaded ($f_which)" \
 	test "$f_fail $f_which" = "0 $f_mod"
+f_slab_check "after $FAULTS_RELOADS reloads" "$f_slab0" "$FAULTS_RELOADS"
 nfs_server_start /export
 log "$f_tag: churn: $FAULTS_RELOADS reloads in $((SECONDS - t)) s"
 
@@ -184,7 +203,7 @@ wait "$p" || r=$?
 log "$f_tag: nfsd restarts: fio exit $r: $(fio_summary restart)"
 f_check "$f_tag: nfsd restarted twice under fio: fio ends, 0 verify errors" test "$r" = 0
 umount /mnt
-f_now=$(f_settle "$f_start")
+f_now=$(settle f_state "$f_start")
 f_check "$f_tag: after the restarts: QPs, CM IDs and lists back to the start ($f_now)" \
 	test "$f_now" = "$f_start"
 
@@ -222,6 +241,6 @@ if [ "$f_mod" = ours ]; then
 		bash -c "! grep -v ' max=96 ' $CONNS"
 fi
 for v in 3 4.0 4.1 4.2; do umount "/m$v"; done
-f_now=$(f_settle "$f_start_many")
+f_now=$(settle f_state "$f_start_many")
 f_check "$f_tag: many: QPs, CM IDs and lists back to the start ($f_now)" test "$f_now" = "$f_start_many"
 rmmod inline_limit
