@@ -45,8 +45,8 @@ enum rpcrdma_wqe_inline_side {
  * @max: bytes a Send may carry inline on this QP
  * @attempts: QP creations it took
  * @no_inv: only plain Sends may go inline, not Send With Invalidate
- * @n_inline: Sends posted with IB_SEND_INLINE
- * @n_byref: Sends posted by reference
+ * @sends: Sends posted, by how (inline, or why by reference) and by size
+ *	class: one counter update per Send
  *
  * Embedded, zeroed, in struct svcxprt_rdma and struct rpcrdma_ep.
  */
@@ -60,8 +60,7 @@ struct rpcrdma_wqe_inline {
 	u32			max;
 	u32			attempts;
 	bool			no_inv;
-	atomic_long_t		n_inline;
-	atomic_long_t		n_byref;
+	atomic_long_t		sends[RPCRDMA_WQE_INLINE_HOW_NR][RPCRDMA_WQE_INLINE_SIZES];
 };
 
 int rpcrdma_wqe_inline_init(void);
@@ -73,7 +72,8 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 				 enum rpcrdma_wqe_inline_side side);
 void rpcrdma_wqe_inline_release(struct rpcrdma_wqe_inline *wi);
 void rpcrdma_wqe_inline_posting(struct rpcrdma_wqe_inline *wi,
-				const struct ib_send_wr *send_wr, int len);
+				const struct ib_send_wr *send_wr,
+				enum rpcrdma_wqe_inline_how how);
 
 void rpcrdma_wqe_inline_svc_prepare(struct svcxprt_rdma *rdma,
 				    struct svc_rdma_send_ctxt *ctxt,

@@ -102,6 +102,37 @@ struct rpcrdma_wqe_inline_memo {
 };
 
 /**
+ * enum rpcrdma_wqe_inline_how - how a Send WR was posted: inline, or by
+ *	reference and why (the first reason that applies, in this order)
+ * @RPCRDMA_WQE_INLINE_HOW_INLINE: inline
+ * @RPCRDMA_WQE_INLINE_HOW_OFF: no inline data on this connection
+ *	(inline_size=0, the side or the driver off, or nothing granted), or
+ *	none for this opcode (Send With Invalidate on siw)
+ * @RPCRDMA_WQE_INLINE_HOW_CHAINED: chained behind other WRs in one
+ *	ib_post_send() (a FastReg, a Write of chunk data), or after chunk
+ *	data written for the same Reply
+ * @RPCRDMA_WQE_INLINE_HOW_PAGES: some of the message is not in a buffer
+ *	with a known kernel virtual address (data pages)
+ * @RPCRDMA_WQE_INLINE_HOW_LARGE: larger than the connection may post inline
+ * @RPCRDMA_WQE_INLINE_HOW_SGE: no SGE, an empty one, or more than fit
+ * @RPCRDMA_WQE_INLINE_HOW_NR: how many there are
+ */
+enum rpcrdma_wqe_inline_how {
+	RPCRDMA_WQE_INLINE_HOW_INLINE,
+	RPCRDMA_WQE_INLINE_HOW_OFF,
+	RPCRDMA_WQE_INLINE_HOW_CHAINED,
+	RPCRDMA_WQE_INLINE_HOW_PAGES,
+	RPCRDMA_WQE_INLINE_HOW_LARGE,
+	RPCRDMA_WQE_INLINE_HOW_SGE,
+	RPCRDMA_WQE_INLINE_HOW_NR
+};
+
+/* Send sizes are counted in classes: up to 64, 128, 256, 512 and 1024
+ * bytes, and larger
+ */
+#define RPCRDMA_WQE_INLINE_SIZES	6
+
+/**
  * struct rpcrdma_wqe_inline_buf - a buffer that has a kernel virtual address
  * @dma: its DMA address, as the Send's SGEs carry it
  * @va: its kernel virtual address, from which providers copy inline data
@@ -138,5 +169,12 @@ int rpcrdma_wqe_inline_map_sges(const struct ib_sge *sges,
 				const struct rpcrdma_wqe_inline_buf *bufs,
 				unsigned int num_bufs, u32 max,
 				struct ib_sge *out, unsigned int num_out);
+
+enum rpcrdma_wqe_inline_how rpcrdma_wqe_inline_how_of(int mapped);
+const char *rpcrdma_wqe_inline_how_name(enum rpcrdma_wqe_inline_how how);
+u32 rpcrdma_wqe_inline_msg_len(const struct ib_sge *sges,
+			       unsigned int num_sge);
+unsigned int rpcrdma_wqe_inline_size_class(u32 len);
+const char *rpcrdma_wqe_inline_size_name(unsigned int class);
 
 #endif /* _RPCRDMA_WQE_INLINE_POLICY_H */

@@ -20,6 +20,22 @@
 			 { RPCRDMA_WQE_INLINE_SERVER, "server" },	\
 			 { RPCRDMA_WQE_INLINE_CLIENT, "client" })
 
+TRACE_DEFINE_ENUM(RPCRDMA_WQE_INLINE_HOW_INLINE);
+TRACE_DEFINE_ENUM(RPCRDMA_WQE_INLINE_HOW_OFF);
+TRACE_DEFINE_ENUM(RPCRDMA_WQE_INLINE_HOW_CHAINED);
+TRACE_DEFINE_ENUM(RPCRDMA_WQE_INLINE_HOW_PAGES);
+TRACE_DEFINE_ENUM(RPCRDMA_WQE_INLINE_HOW_LARGE);
+TRACE_DEFINE_ENUM(RPCRDMA_WQE_INLINE_HOW_SGE);
+
+#define show_wqe_inline_how(how)					\
+	__print_symbolic(how,						\
+			 { RPCRDMA_WQE_INLINE_HOW_INLINE, "inline" },	\
+			 { RPCRDMA_WQE_INLINE_HOW_OFF, "off" },		\
+			 { RPCRDMA_WQE_INLINE_HOW_CHAINED, "chained" },	\
+			 { RPCRDMA_WQE_INLINE_HOW_PAGES, "pages" },	\
+			 { RPCRDMA_WQE_INLINE_HOW_LARGE, "large" },	\
+			 { RPCRDMA_WQE_INLINE_HOW_SGE, "sge" })
+
 TRACE_EVENT(rpcrdma_wqe_inline_create_qp,
 	    TP_PROTO(const struct ib_device *device,
 		     enum rpcrdma_wqe_inline_side side,
@@ -70,35 +86,40 @@ TRACE_EVENT(rpcrdma_wqe_inline_granted,
 
 TRACE_EVENT(rpcrdma_wqe_inline_post,
 	    TP_PROTO(const struct rpcrdma_wqe_inline *wi,
-		     const struct ib_send_wr *send_wr, int len),
-	    TP_ARGS(wi, send_wr, len),
+		     const struct ib_send_wr *send_wr,
+		     enum rpcrdma_wqe_inline_how how, u32 len),
+	    TP_ARGS(wi, send_wr, how, len),
 	    TP_STRUCT__entry(__field(const void *, wi)
 			     __field(int, side)
 			     __field(bool, inlined)
+			     __field(int, how)
 			     __field(int, num_sge)
-			     __field(int, len)),
+			     __field(u32, len)),
 	    TP_fast_assign(__entry->wi = wi;
 			   __entry->side = wi->side;
 			   __entry->inlined = send_wr->send_flags & IB_SEND_INLINE;
+			   __entry->how = how;
 			   __entry->num_sge = send_wr->num_sge;
 			   __entry->len = len;),
-	    TP_printk("conn=%p side=%s %s num_sge=%d len=%d",
+	    TP_printk("conn=%p side=%s %s how=%s num_sge=%d len=%u",
 		      __entry->wi, show_wqe_inline_side(__entry->side),
 		      __entry->inlined ? "inline" : "byref",
+		      show_wqe_inline_how(__entry->how),
 		      __entry->num_sge, __entry->len)
 );
 
 TRACE_EVENT(rpcrdma_wqe_inline_release,
-	    TP_PROTO(const struct rpcrdma_wqe_inline *wi),
-	    TP_ARGS(wi),
+	    TP_PROTO(const struct rpcrdma_wqe_inline *wi, long n_inline,
+		     long n_byref),
+	    TP_ARGS(wi, n_inline, n_byref),
 	    TP_STRUCT__entry(__array(char, device, IB_DEVICE_NAME_MAX)
 			     __field(int, side)
 			     __field(long, n_inline)
 			     __field(long, n_byref)),
 	    TP_fast_assign(memcpy(__entry->device, wi->device, IB_DEVICE_NAME_MAX);
 			   __entry->side = wi->side;
-			   __entry->n_inline = atomic_long_read(&wi->n_inline);
-			   __entry->n_byref = atomic_long_read(&wi->n_byref);),
+			   __entry->n_inline = n_inline;
+			   __entry->n_byref = n_byref;),
 	    TP_printk("device=%s side=%s inline=%ld byref=%ld",
 		      __entry->device, show_wqe_inline_side(__entry->side),
 		      __entry->n_inline, __entry->n_byref)

@@ -366,14 +366,46 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 out:
 	memcpy(&wi->peer, &id->route.addr.dst_addr, sizeof(wi->peer));
 	strscpy(wi->device, dev_name(&id->device->dev), sizeof(wi->device));
-	atomic_long_set(&wi->n_inline, 0);
-	atomic_long_set(&wi->n_byref, 0);
+	memset(wi->sends, 0, sizeof(wi->sends));
 	trace_rpcrdma_wqe_inline_granted(wi);
 
 	spin_lock(&rpcrdma_wqe_inline_conns_lock);
 	hlist_add_head(&wi->node, &rpcrdma_wqe_inline_conns);
 	spin_unlock(&rpcrdma_wqe_inline_conns_lock);
 	return 0;
+}
+
+/* The Sends of @wi: by how (inline, or why by reference) in @how, and by
+ * size class in @size
+ */
+static void
+rpcrdma_wqe_inline_sum(const struct rpcrdma_wqe_inline *wi,
+		       long how[RPCRDMA_WQE_INLINE_HOW_NR],
+		       long size[RPCRDMA_WQE_INLINE_SIZES])
+{
+	unsigned int h, c;
+	long n;
+
+	memset(how, 0, sizeof(long) * RPCRDMA_WQE_INLINE_HOW_NR);
+	memset(size, 0, sizeof(long) * RPCRDMA_WQE_INLINE_SIZES);
+	for (h = 0; h < RPCRDMA_WQE_INLINE_HOW_NR; h++)
+		for (c = 0; c < RPCRDMA_WQE_INLINE_SIZES; c++) {
+			n = atomic_long_read(&wi->sends[h][c]);
+			how[h] += n;
+			size[c] += n;
+		}
+}
+
+/* Of @how's counts, the Sends posted by reference */
+static long rpcrdma_wqe_inline_byref(const long how[RPCRDMA_WQE_INLINE_HOW_NR])
+{
+	long n = 0;
+	unsigned int h;
+
+	for (h = 0; h < RPCRDMA_WQE_INLINE_HOW_NR; h++)
+		if (h != RPCRDMA_WQE_INLINE_HOW_INLINE)
+			n += how[h];
+	return n;
 }
 
 /**
@@ -385,9 +417,16 @@ out:
  */
 void rpcrdma_wqe_inline_release(struct rpcrdma_wqe_inline *wi)
 {
+	long how[RPCRDMA_WQE_INLINE_HOW_NR], size[RPCRDMA_WQE_INLINE_SIZES];
+
 	if (hlist_unhashed(&wi->node))
 		return;
-	trace_rpcrdma_wqe_inline_release(wi);
+	if (trace_rpcrdma_wqe_inline_release_enabled()) {
+		rpcrdma_wqe_inline_sum(wi, how, size);
+		trace_rpcrdma_wqe_inline_release(wi,
+						 how[RPCRDMA_WQE_INLINE_HOW_INLINE],
+						 rpcrdma_wqe_inline_byref(how));
+	}
 	spin_lock(&rpcrdma_wqe_inline_conns_lock);
 	hlist_del_init(&wi->node);
 	spin_unlock(&rpcrdma_wqe_inline_conns_lock);
@@ -396,40 +435,88 @@ void rpcrdma_wqe_inline_release(struct rpcrdma_wqe_inline *wi)
 /**
  * rpcrdma_wqe_inline_posting - count a Send WR that is about to be posted
  * @wi: the connection's inline state
- * @send_wr: the Send WR, with its send_flags final
- * @len: the inline length, or why the Send is not inline (negative errno)
+ * @send_wr: the Send WR, with its sg_list and send_flags final
+ * @how: inline, or why by reference
  *
  * Called immediately before ib_post_send(): the WR is not read after
- * it is posted.
+ * it is posted. One counter update per Send: by @how and size class.
  */
 void rpcrdma_wqe_inline_posting(struct rpcrdma_wqe_inline *wi,
-				const struct ib_send_wr *send_wr, int len)
+				const struct ib_send_wr *send_wr,
+				enum rpcrdma_wqe_inline_how how)
 {
-	if (send_wr->send_flags & IB_SEND_INLINE)
-		atomic_long_inc(&wi->n_inline);
-	else
-		atomic_long_inc(&wi->n_byref);
-	trace_rpcrdma_wqe_inline_post(wi, send_wr, len);
+	u32 len = rpcrdma_wqe_inline_msg_len(send_wr->sg_list,
+					     send_wr->num_sge);
+
+	atomic_long_inc(&wi->sends[how][rpcrdma_wqe_inline_size_class(len)]);
+	trace_rpcrdma_wqe_inline_post(wi, send_wr, how, len);
 }
 
 static struct dentry *rpcrdma_wqe_inline_debugfs;
 
+/* "server peer=... device=rxe0", the start of @wi's lines */
+static void rpcrdma_wqe_inline_show_conn(struct seq_file *m,
+					 const struct rpcrdma_wqe_inline *wi)
+{
+	seq_printf(m, "%s peer=%pISpc device=%s",
+		   rpcrdma_wqe_inline_side_name(wi->side), &wi->peer,
+		   wi->device);
+}
+
+/* One line per connection: what it was granted, its Sends inline and by
+ * reference, why by reference, and their sizes
+ */
 static int connections_show(struct seq_file *m, void *v)
 {
+	long how[RPCRDMA_WQE_INLINE_HOW_NR], size[RPCRDMA_WQE_INLINE_SIZES];
 	struct rpcrdma_wqe_inline *wi;
+	unsigned int i;
 
 	spin_lock(&rpcrdma_wqe_inline_conns_lock);
-	hlist_for_each_entry(wi, &rpcrdma_wqe_inline_conns, node)
-		seq_printf(m, "%s peer=%pISpc device=%s asked=%u granted=%u max=%u attempts=%u inline=%ld byref=%ld\n",
-			   rpcrdma_wqe_inline_side_name(wi->side),
-			   &wi->peer, wi->device, wi->asked, wi->reported,
-			   wi->max, wi->attempts,
-			   atomic_long_read(&wi->n_inline),
-			   atomic_long_read(&wi->n_byref));
+	hlist_for_each_entry(wi, &rpcrdma_wqe_inline_conns, node) {
+		rpcrdma_wqe_inline_sum(wi, how, size);
+		rpcrdma_wqe_inline_show_conn(m, wi);
+		seq_printf(m, " asked=%u granted=%u max=%u attempts=%u inline=%ld byref=%ld",
+			   wi->asked, wi->reported, wi->max, wi->attempts,
+			   how[RPCRDMA_WQE_INLINE_HOW_INLINE],
+			   rpcrdma_wqe_inline_byref(how));
+		for (i = RPCRDMA_WQE_INLINE_HOW_INLINE + 1;
+		     i < RPCRDMA_WQE_INLINE_HOW_NR; i++)
+			seq_printf(m, " %s=%ld", rpcrdma_wqe_inline_how_name(i),
+				   how[i]);
+		for (i = 0; i < RPCRDMA_WQE_INLINE_SIZES; i++)
+			seq_printf(m, " %s=%ld", rpcrdma_wqe_inline_size_name(i),
+				   size[i]);
+		seq_putc(m, '\n');
+	}
 	spin_unlock(&rpcrdma_wqe_inline_conns_lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(connections);
+
+/* Per connection, one line per how (inline, or why by reference) with
+ * its Sends by size class: which inline size would catch what
+ */
+static int sends_show(struct seq_file *m, void *v)
+{
+	struct rpcrdma_wqe_inline *wi;
+	unsigned int h, c;
+
+	spin_lock(&rpcrdma_wqe_inline_conns_lock);
+	hlist_for_each_entry(wi, &rpcrdma_wqe_inline_conns, node)
+		for (h = 0; h < RPCRDMA_WQE_INLINE_HOW_NR; h++) {
+			rpcrdma_wqe_inline_show_conn(m, wi);
+			seq_printf(m, " how=%s", rpcrdma_wqe_inline_how_name(h));
+			for (c = 0; c < RPCRDMA_WQE_INLINE_SIZES; c++)
+				seq_printf(m, " %s=%ld",
+					   rpcrdma_wqe_inline_size_name(c),
+					   atomic_long_read(&wi->sends[h][c]));
+			seq_putc(m, '\n');
+		}
+	spin_unlock(&rpcrdma_wqe_inline_conns_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sends);
 
 static int devices_show(struct seq_file *m, void *v)
 {
@@ -477,6 +564,7 @@ int rpcrdma_wqe_inline_init(void)
 	dir = debugfs_create_dir("rpcrdma_inline", NULL);
 	debugfs_create_file("connections", 0400, dir, NULL, &connections_fops);
 	debugfs_create_file("devices", 0400, dir, NULL, &devices_fops);
+	debugfs_create_file("sends", 0400, dir, NULL, &sends_fops);
 	rpcrdma_wqe_inline_debugfs = dir;
 
 	pr_info("rpcrdma-inline %s: inline_size=%u server_inline=%d client_inline=%d\n",

@@ -396,11 +396,13 @@ rpcrdma_wqe_inline_va(u64 dma, u32 len,
  * sg_list[].addr as a kernel virtual address, hence @out: the original
  * SGEs keep the DMA addresses that are synced and unmapped later.
  *
+ * The checks run in that order, so that a Send that is too large is one
+ * that a larger @max would have posted inline (for the size counts).
+ *
  * Return: the message length in bytes when the Send is eligible;
  * -EINVAL when it has no SGE, more than @num_out, or an empty one
- * (never posted inline), -E2BIG when it
- * is larger than @max,
- * -EFAULT when an SGE is not within @bufs.
+ * (never posted inline), -EFAULT when an SGE is not within @bufs,
+ * -E2BIG when it is larger than @max.
  */
 int rpcrdma_wqe_inline_map_sges(const struct ib_sge *sges,
 				unsigned int num_sge,
@@ -408,7 +410,7 @@ int rpcrdma_wqe_inline_map_sges(const struct ib_sge *sges,
 				unsigned int num_bufs, u32 max,
 				struct ib_sge *out, unsigned int num_out)
 {
-	u32 total = 0;
+	u64 total = 0;
 	unsigned int i;
 
 	if (!num_sge || num_sge > num_out)
@@ -417,9 +419,6 @@ int rpcrdma_wqe_inline_map_sges(const struct ib_sge *sges,
 		/* Some providers refuse an empty inline SGE (ionic) */
 		if (!sges[i].length)
 			return -EINVAL;
-		if (sges[i].length > max - total)
-			return -E2BIG;
-		total += sges[i].length;
 	}
 	for (i = 0; i < num_sge; i++) {
 		const void *va = rpcrdma_wqe_inline_va(sges[i].addr,
@@ -431,6 +430,107 @@ int rpcrdma_wqe_inline_map_sges(const struct ib_sge *sges,
 		out[i].addr = (uintptr_t)va;
 		out[i].length = sges[i].length;
 		out[i].lkey = sges[i].lkey;
+		total += sges[i].length;
 	}
+	if (total > max)
+		return -E2BIG;
 	return total;
+}
+
+/**
+ * rpcrdma_wqe_inline_how_of - how a Send goes, from the eligibility rule
+ * @mapped: what rpcrdma_wqe_inline_map_sges() returned for it
+ *
+ * Return: %RPCRDMA_WQE_INLINE_HOW_INLINE for a length, else the reason
+ * the Send goes by reference.
+ */
+enum rpcrdma_wqe_inline_how rpcrdma_wqe_inline_how_of(int mapped)
+{
+	if (mapped >= 0)
+		return RPCRDMA_WQE_INLINE_HOW_INLINE;
+	if (mapped == -EFAULT)
+		return RPCRDMA_WQE_INLINE_HOW_PAGES;
+	if (mapped == -E2BIG)
+		return RPCRDMA_WQE_INLINE_HOW_LARGE;
+	return RPCRDMA_WQE_INLINE_HOW_SGE;
+}
+
+static const char *const rpcrdma_wqe_inline_how_names[] = {
+	[RPCRDMA_WQE_INLINE_HOW_INLINE]		= "inline",
+	[RPCRDMA_WQE_INLINE_HOW_OFF]		= "off",
+	[RPCRDMA_WQE_INLINE_HOW_CHAINED]	= "chained",
+	[RPCRDMA_WQE_INLINE_HOW_PAGES]		= "pages",
+	[RPCRDMA_WQE_INLINE_HOW_LARGE]		= "large",
+	[RPCRDMA_WQE_INLINE_HOW_SGE]		= "sge",
+};
+
+static_assert(ARRAY_SIZE(rpcrdma_wqe_inline_how_names) ==
+	      RPCRDMA_WQE_INLINE_HOW_NR);
+
+/**
+ * rpcrdma_wqe_inline_how_name - the name debugfs and the tracepoint give @how
+ * @how: how a Send was posted
+ *
+ * Return: "inline", or the reason by reference: "off", "chained",
+ * "pages", "large" or "sge".
+ */
+const char *rpcrdma_wqe_inline_how_name(enum rpcrdma_wqe_inline_how how)
+{
+	if ((unsigned int)how >= RPCRDMA_WQE_INLINE_HOW_NR)
+		return "?";
+	return rpcrdma_wqe_inline_how_names[how];
+}
+
+/**
+ * rpcrdma_wqe_inline_msg_len - the bytes a Send carries
+ * @sges: its SGEs
+ * @num_sge: how many there are
+ *
+ * Return: the sum of their lengths, at most U32_MAX.
+ */
+u32 rpcrdma_wqe_inline_msg_len(const struct ib_sge *sges,
+			       unsigned int num_sge)
+{
+	u64 total = 0;
+	unsigned int i;
+
+	for (i = 0; i < num_sge; i++)
+		total += sges[i].length;
+	return total > U32_MAX ? U32_MAX : total;
+}
+
+/**
+ * rpcrdma_wqe_inline_size_class - the size class a Send is counted in
+ * @len: its length in bytes
+ *
+ * Return: 0 for up to 64 bytes, 1 for up to 128, 2 for 256, 3 for 512,
+ * 4 for 1024, and 5 (%RPCRDMA_WQE_INLINE_SIZES - 1) for larger.
+ */
+unsigned int rpcrdma_wqe_inline_size_class(u32 len)
+{
+	unsigned int class = 0;
+
+	while (class < RPCRDMA_WQE_INLINE_SIZES - 1 && len > 64U << class)
+		class++;
+	return class;
+}
+
+static const char *const rpcrdma_wqe_inline_size_names[] = {
+	"le64", "le128", "le256", "le512", "le1024", "gt1024",
+};
+
+static_assert(ARRAY_SIZE(rpcrdma_wqe_inline_size_names) ==
+	      RPCRDMA_WQE_INLINE_SIZES);
+
+/**
+ * rpcrdma_wqe_inline_size_name - the name debugfs gives a size class
+ * @class: a size class of rpcrdma_wqe_inline_size_class()
+ *
+ * Return: "le64", "le128", "le256", "le512", "le1024" or "gt1024".
+ */
+const char *rpcrdma_wqe_inline_size_name(unsigned int class)
+{
+	if (class >= RPCRDMA_WQE_INLINE_SIZES)
+		return "?";
+	return rpcrdma_wqe_inline_size_names[class];
 }

@@ -7,6 +7,15 @@
 
 #include "rpcrdma_wqe_inline.h"
 
+/* The eligibility rule on a Reply: its SGEs in the header buffer @buf */
+static int svc_map(struct svc_rdma_send_ctxt *ctxt,
+		   const struct rpcrdma_wqe_inline_buf *buf, u32 max)
+{
+	return rpcrdma_wqe_inline_map_sges(ctxt->sc_sges,
+					   ctxt->sc_send_wr.num_sge, buf, 1,
+					   max, &ctxt->sc_wqe_inline_sge, 1);
+}
+
 /**
  * rpcrdma_wqe_inline_svc_prepare - choose how a server Send is posted
  * @rdma: the connection
@@ -16,12 +25,14 @@
  *
  * Called immediately before ib_post_send(), after the transport header
  * buffer was synced through ctxt->sc_sges[0], which keeps its DMA
- * address. The Send goes inline when it is @alone, the whole message
- * is in the transport header buffer, it fits in what the QP was
- * granted, and it is a plain Send where the driver cannot inline a
- * Send With Invalidate (siw); the inline SGE then carries the buffer's kernel virtual
- * address. sg_list and send_flags are set afresh on every post: the
- * context is reused, and must not be touched once posted.
+ * address. The Send goes inline when the connection has inline data
+ * (for Send With Invalidate too, unless the driver cannot inline it:
+ * siw), it is @alone, the whole message is in the transport header
+ * buffer, and it fits in what the QP was granted; the inline SGE then
+ * carries the buffer's kernel virtual address. Otherwise it is counted
+ * by reference under the first of those that failed (off, chained,
+ * pages, large). sg_list and send_flags are set afresh on every post:
+ * the context is reused, and must not be touched once posted.
  */
 void rpcrdma_wqe_inline_svc_prepare(struct svcxprt_rdma *rdma,
 				    struct svc_rdma_send_ctxt *ctxt,
@@ -34,21 +45,21 @@ void rpcrdma_wqe_inline_svc_prepare(struct svcxprt_rdma *rdma,
 		.va	= ctxt->sc_xprt_buf,
 		.len	= rdma->sc_max_req_size,
 	};
-	int len = -EOPNOTSUPP;
+	enum rpcrdma_wqe_inline_how how;
 
 	send_wr->sg_list = ctxt->sc_sges;
 	send_wr->send_flags &= ~IB_SEND_INLINE;
-	if (alone && wi->max &&
-	    (send_wr->opcode == IB_WR_SEND || !wi->no_inv))
-		len = rpcrdma_wqe_inline_map_sges(ctxt->sc_sges,
-						  send_wr->num_sge, &buf, 1,
-						  wi->max,
-						  &ctxt->sc_wqe_inline_sge, 1);
-	if (len >= 0) {
+	if (!wi->max || (send_wr->opcode != IB_WR_SEND && wi->no_inv))
+		how = RPCRDMA_WQE_INLINE_HOW_OFF;
+	else if (!alone)
+		how = RPCRDMA_WQE_INLINE_HOW_CHAINED;
+	else
+		how = rpcrdma_wqe_inline_how_of(svc_map(ctxt, &buf, wi->max));
+	if (how == RPCRDMA_WQE_INLINE_HOW_INLINE) {
 		send_wr->sg_list = &ctxt->sc_wqe_inline_sge;
 		send_wr->send_flags |= IB_SEND_INLINE;
 	}
-	rpcrdma_wqe_inline_posting(wi, send_wr, len);
+	rpcrdma_wqe_inline_posting(wi, send_wr, how);
 }
 
 /**

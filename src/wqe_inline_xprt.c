@@ -27,13 +27,14 @@ static void rpcrdma_wqe_inline_regbuf(struct rpcrdma_regbuf *rb,
  * @alone: its Send WR is the only WR of its ib_post_send()
  *
  * Called immediately before ib_post_send(). The Call goes inline when
- * it is @alone, no SGE points into a mapped page (sc_unmap_count is
- * zero, so every SGE lies in the transport header buffer rl_rdmabuf or
- * the pulled-up message in rl_sendbuf), and it fits in what the QP was
- * granted; the inline SGEs then carry kernel virtual addresses, while
- * the send context's SGEs keep the DMA addresses. sg_list and
- * send_flags are set afresh on every post: rl_wr persists between
- * Calls.
+ * the connection has inline data, it is @alone, no SGE points into a
+ * mapped page (sc_unmap_count is zero, so every SGE lies in the
+ * transport header buffer rl_rdmabuf or the pulled-up message in
+ * rl_sendbuf), and it fits in what the QP was granted; the inline SGEs
+ * then carry kernel virtual addresses, while the send context's SGEs
+ * keep the DMA addresses. Otherwise it is counted by reference under the
+ * first of those that failed (off, chained, pages, large). sg_list and
+ * send_flags are set afresh on every post: rl_wr persists between Calls.
  */
 void rpcrdma_wqe_inline_xprt_prepare(struct rpcrdma_ep *ep,
 				     struct rpcrdma_req *req, bool alone)
@@ -42,23 +43,32 @@ void rpcrdma_wqe_inline_xprt_prepare(struct rpcrdma_ep *ep,
 	struct rpcrdma_sendctx *sc = req->rl_sendctx;
 	struct ib_send_wr *send_wr = &req->rl_wr;
 	struct rpcrdma_wqe_inline_buf bufs[2];
-	int len = -EOPNOTSUPP;
+	enum rpcrdma_wqe_inline_how how;
+	int mapped;
 
 	send_wr->sg_list = sc->sc_sges;
 	send_wr->send_flags &= ~IB_SEND_INLINE;
-	if (alone && wi->max && !sc->sc_unmap_count) {
+	if (!wi->max) {
+		how = RPCRDMA_WQE_INLINE_HOW_OFF;
+	} else if (!alone) {
+		how = RPCRDMA_WQE_INLINE_HOW_CHAINED;
+	} else if (sc->sc_unmap_count) {
+		/* Some of the message is in pages mapped for this Send */
+		how = RPCRDMA_WQE_INLINE_HOW_PAGES;
+	} else {
 		rpcrdma_wqe_inline_regbuf(req->rl_rdmabuf, &bufs[0]);
 		rpcrdma_wqe_inline_regbuf(req->rl_sendbuf, &bufs[1]);
-		len = rpcrdma_wqe_inline_map_sges(sc->sc_sges,
-						  send_wr->num_sge,
-						  bufs, ARRAY_SIZE(bufs),
-						  wi->max,
-						  req->rl_wqe_inline_sge,
-						  ARRAY_SIZE(req->rl_wqe_inline_sge));
+		mapped = rpcrdma_wqe_inline_map_sges(sc->sc_sges,
+						     send_wr->num_sge,
+						     bufs, ARRAY_SIZE(bufs),
+						     wi->max,
+						     req->rl_wqe_inline_sge,
+						     ARRAY_SIZE(req->rl_wqe_inline_sge));
+		how = rpcrdma_wqe_inline_how_of(mapped);
 	}
-	if (len >= 0) {
+	if (how == RPCRDMA_WQE_INLINE_HOW_INLINE) {
 		send_wr->sg_list = req->rl_wqe_inline_sge;
 		send_wr->send_flags |= IB_SEND_INLINE;
 	}
-	rpcrdma_wqe_inline_posting(wi, send_wr, len);
+	rpcrdma_wqe_inline_posting(wi, send_wr, how);
 }

@@ -9,6 +9,8 @@
 #                                      MNT and in EXPORTDIR
 #   conn_line SIDE                     the debugfs connection line of SIDE
 #   conn_field SIDE KEY                one KEY=VALUE of that line
+#   conn_sums_agree SIDE               its reasons add up to byref, its
+#                                      size classes to inline + byref
 #   ours_loaded                        the loaded rpcrdma is rpcrdma-inline
 #   settle FUNC WANT [TRIES] [PAUSE]   run FUNC until it prints WANT (or
 #                                      TRIES times), print its last output
@@ -59,6 +61,19 @@ conn_line() {
 
 conn_field() {
 	conn_line "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+# conn_sums_agree SIDE: on SIDE's connection line, the reasons by reference
+# add up to byref, and the size classes to inline + byref
+conn_sums_agree() {
+	conn_line "$1" | awk '{
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		why = v["chained"] + v["off"] + v["pages"] + v["large"] + v["sge"]
+		size = v["le64"] + v["le128"] + v["le256"] + v["le512"] + v["le1024"] + v["gt1024"]
+		ok = v["byref"] != "" && why == v["byref"] && size == v["inline"] + v["byref"]
+		if (!ok) print "# byref=" v["byref"] " reasons=" why " inline+byref=" v["inline"] + v["byref"] " sizes=" size
+		exit !ok
+	}'
 }
 
 ours_loaded() {

@@ -78,6 +78,8 @@ while read -r name id limit zero override policy first asked max attempts; do
 		test "$d_in $d_br" = "$((s_in + c_in)) $((s_br + c_br))"
 	if [ "$max" = 0 ]; then
 		check "$name: the driver saw no inline Send" test "$d_in" = 0
+		check "$name: every Send by reference is counted as 'off'" \
+			test "$(conn_field server off) $(conn_field client off)" = "$s_br $c_br"
 	elif [ "$max" -ge 200 ]; then
 		check "$name: the driver saw inline Sends ($d_in)" test "$d_in" -gt 0
 	fi

@@ -40,15 +40,18 @@ for vers in 3 4.1; do
 	fi
 
 	si=$(conn_field server inline) ci=$(conn_field client inline) cb=$(conn_field client byref)
+	cc=$(conn_field client chained)
 	dd if=/tmp/w of=/mnt/w bs=4k count=16 oflag=direct status=none
-	log "vers=$vers: 16 4-KiB WRITEs: server +$(delta server inline "$si") inline, client +$(delta client byref "$cb") byref"
+	log "vers=$vers: 16 4-KiB WRITEs: server +$(delta server inline "$si") inline, client +$(delta client byref "$cb") byref, +$(delta client chained "$cc") chained"
 	check "vers=$vers: WRITE Replies went inline" test "$(delta server inline "$si")" -ge 16
 	check "vers=$vers: 4 KiB WRITE Calls (REG_MR chained) went by reference" test "$(delta client byref "$cb")" -ge 16
+	check "vers=$vers: ... counted as chained" test "$(delta client chained "$cc")" -ge 16
 
-	sb=$(conn_field server byref)
+	sb=$(conn_field server byref) sc=$(conn_field server chained)
 	dd if=/mnt/w of=/tmp/r bs=4k count=16 iflag=direct status=none
-	log "vers=$vers: 16 4-KiB READs: server +$(delta server byref "$sb") byref"
+	log "vers=$vers: 16 4-KiB READs: server +$(delta server byref "$sb") byref, +$(delta server chained "$sc") chained"
 	check "vers=$vers: READ Replies, after their data, went by reference" test "$(delta server byref "$sb")" -ge 16
+	check "vers=$vers: ... counted as chained" test "$(delta server chained "$sc")" -ge 16
 	check "vers=$vers: 4 KiB blocks read back equal" cmp -n 65536 /tmp/w /tmp/r
 
 	ci=$(conn_field client inline)
@@ -69,6 +72,10 @@ for vers in 3 4.1; do
 		test "$t_cin $t_cbr" = "$c_in $c_br"
 	check "vers=$vers: the driver saw as many inline Sends" test "$d_in" = $((s_in + c_in))
 	check "vers=$vers: the driver saw as many Sends by reference" test "$d_br" = $((s_br + c_br))
+	for side in server client; do
+		log "vers=$vers: $side: $(conn_line "$side" | cut -d' ' -f8-)"
+		check "vers=$vers: $side: Sends by reason and by size add up" conn_sums_agree "$side"
+	done
 	hist_stop
 	nfs_umount /mnt
 	check "vers=$vers: connections leave the list" conns_gone

@@ -459,6 +459,49 @@ static void test_eligibility(void)
 						  out, 2);
 		check_eq(ret, -EFAULT, "an unmapped buffer is never matched");
 	}
+	sges[1] = (struct ib_sge){ .addr = 0xdead000, .length = 4000 };
+	ret = rpcrdma_wqe_inline_map_sges(sges, 2, bufs, 2, 256, out, 2);
+	check_eq(ret, -EFAULT,
+		 "in a page and too large: counted as in a page (no size would inline it)");
+}
+
+/* Why a Send went by reference, and its size class */
+static void test_how(void)
+{
+	struct ib_sge sges[3] = {
+		{ .length = 28 }, { .length = 100 }, { .length = 0xffffffff },
+	};
+
+	check_eq(rpcrdma_wqe_inline_how_of(128), RPCRDMA_WQE_INLINE_HOW_INLINE,
+		 "a length: inline");
+	check_eq(rpcrdma_wqe_inline_how_of(0), RPCRDMA_WQE_INLINE_HOW_INLINE,
+		 "length 0 (never returned): inline");
+	check_eq(rpcrdma_wqe_inline_how_of(-EFAULT), RPCRDMA_WQE_INLINE_HOW_PAGES,
+		 "-EFAULT: pages");
+	check_eq(rpcrdma_wqe_inline_how_of(-E2BIG), RPCRDMA_WQE_INLINE_HOW_LARGE,
+		 "-E2BIG: large");
+	check_eq(rpcrdma_wqe_inline_how_of(-EINVAL), RPCRDMA_WQE_INLINE_HOW_SGE,
+		 "-EINVAL: sge");
+	check(!strcmp(rpcrdma_wqe_inline_how_name(RPCRDMA_WQE_INLINE_HOW_CHAINED), "chained") &&
+	      !strcmp(rpcrdma_wqe_inline_how_name(RPCRDMA_WQE_INLINE_HOW_OFF), "off") &&
+	      !strcmp(rpcrdma_wqe_inline_how_name(RPCRDMA_WQE_INLINE_HOW_NR), "?"),
+	      "how names, and '?' out of range");
+	check_eq(rpcrdma_wqe_inline_msg_len(sges, 2), 128, "message length: the SGEs' sum");
+	check_eq(rpcrdma_wqe_inline_msg_len(sges, 0), 0, "no SGE: 0 bytes");
+	check_eq(rpcrdma_wqe_inline_msg_len(sges, 3), 0xffffffff,
+		 "a sum past 4 GiB saturates");
+	check_eq(rpcrdma_wqe_inline_size_class(0), 0, "0 bytes: le64");
+	check_eq(rpcrdma_wqe_inline_size_class(64), 0, "64 bytes: le64");
+	check_eq(rpcrdma_wqe_inline_size_class(65), 1, "65 bytes: le128");
+	check_eq(rpcrdma_wqe_inline_size_class(256), 2, "256 bytes: le256");
+	check_eq(rpcrdma_wqe_inline_size_class(257), 3, "257 bytes: le512");
+	check_eq(rpcrdma_wqe_inline_size_class(1024), 4, "1024 bytes: le1024");
+	check_eq(rpcrdma_wqe_inline_size_class(1025), 5, "1025 bytes: gt1024");
+	check_eq(rpcrdma_wqe_inline_size_class(0xffffffff), 5, "4 GiB: gt1024");
+	check(!strcmp(rpcrdma_wqe_inline_size_name(0), "le64") &&
+	      !strcmp(rpcrdma_wqe_inline_size_name(5), "gt1024") &&
+	      !strcmp(rpcrdma_wqe_inline_size_name(6), "?"),
+	      "size class names, and '?' out of range");
 }
 
 int main(void)
@@ -468,6 +511,7 @@ int main(void)
 	test_decide();
 	test_parse();
 	test_sequences();
+	test_how();
 	test_memo();
 	test_bounds();
 	test_eligibility();

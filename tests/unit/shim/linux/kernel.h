@@ -3,6 +3,7 @@
 #ifndef _SHIM_LINUX_KERNEL_H
 #define _SHIM_LINUX_KERNEL_H
 
+#include <assert.h>
 #include <linux/types.h>
 #include <stdio.h>
 
