@@ -34,10 +34,11 @@ command_of() {
 	# The README's install command on a fresh Debian 12 guest (DKMS builds
 	# in the guest: the longest guest, so it starts first)
 	guest-install) echo "$here/packaging/test-install-script.sh" ;;
-	# The size negotiation and the server-only measurement on 6.1 only:
-	# each costs minutes under TCG, and they exercise our code, not the
-	# kernel's; the per-driver policy on every kernel
-	guest-6.1) echo "env GUEST_MEASURE=1 $here/test-guest.sh 6.1" ;;
+	# The size negotiation, the server-only measurement, the Send size
+	# table and the bench's smoke run on 6.1 only: each costs minutes
+	# under TCG, and they exercise our code, not the kernel's; the
+	# per-driver policy on every kernel
+	guest-6.1) echo "env GUEST_MEASURE=1 GUEST_PHASES=install,integrity,server,negotiation,drivers,client,sizes,bench,revert $here/test-guest.sh 6.1" ;;
 	guest-*) echo "env GUEST_PHASES=install,integrity,server,drivers,client,revert $here/test-guest.sh ${1#guest-}" ;;
 	# Faults with ours, then the same with the stock module after revert
 	faults-*) echo "env GUEST_TAG=faults GUEST_PHASES=install,faults,revert,faults $here/test-guest.sh ${1#faults-}" ;;

@@ -56,6 +56,8 @@ expect_grep "$srcdir/scripts/prepare-source.sh is shipped (what the Makefile run
 gz() { if [ "$(stat -c %s "$REPO/$1")" -gt 4096 ]; then echo .gz; fi; }
 want_other=$(LC_ALL=C sort <<EOF
 /etc/modprobe.d/rpcrdma-inline.conf
+/usr/libexec/rpcrdma-inline/rpcrdma-inline-bench
+/usr/libexec/rpcrdma-inline/rpcrdma-inline-bench-report
 /usr/sbin/rpcrdma-inline
 /usr/share/doc/$BIN_PKG/README.Debian$(gz debian/README.Debian)
 /usr/share/doc/$BIN_PKG/README.md.gz
@@ -64,7 +66,7 @@ want_other=$(LC_ALL=C sort <<EOF
 /usr/share/man/man8/rpcrdma-inline.8.gz
 EOF
 )
-diff_lists "outside $srcdir: the command, its man page, the conffile, the docs; nothing else" \
+diff_lists "outside $srcdir: the command, its bench, its man page, the conffile, the docs; nothing else" \
 	"$want_other" "$(grep -v "^$srcdir/" <<<"$files")"
 
 mode_of() {

@@ -66,17 +66,20 @@ diff_lists "$srcdir holds exactly dkms.conf, Makefile, Kbuild, src/, include/ an
 expect_grep "the package owns $srcdir itself (removed with it)" "^$srcdir$" "$dirs"
 want_other=$(LC_ALL=C sort <<EOF
 /etc/modprobe.d/rpcrdma-inline.conf
+/usr/libexec/rpcrdma-inline/rpcrdma-inline-bench
+/usr/libexec/rpcrdma-inline/rpcrdma-inline-bench-report
 /usr/sbin/rpcrdma-inline
 /usr/share/doc/$BIN_PKG-$version/README.md
 /usr/share/man/man8/rpcrdma-inline.8.gz
 EOF
 )
-diff_lists "outside $srcdir: the command, its man page, the config file, README.md; nothing else" \
+diff_lists "outside $srcdir: the command, its bench, its man page, the config file, README.md; nothing else" \
 	"$want_other" "$(grep -v "^$srcdir/" <<<"$plain")"
 expect_eq "config files: /etc/modprobe.d/rpcrdma-inline.conf" \
 	"/etc/modprobe.d/rpcrdma-inline.conf" "$(q --configfiles)"
 modes=$(q --qf '[%{FILEMODES:perms} %{FILENAMES}\n]')
 expect_grep "/usr/sbin/rpcrdma-inline is -rwxr-xr-x" '^-rwxr-xr-x /usr/sbin/rpcrdma-inline$' "$modes"
+expect_grep "the bench is -rwxr-xr-x" '^-rwxr-xr-x /usr/libexec/rpcrdma-inline/rpcrdma-inline-bench$' "$modes"
 expect_grep "$srcdir/scripts/prepare-source.sh is executable" \
 	"^-rwxr-xr-x $srcdir/scripts/prepare-source\\.sh\$" "$modes"
 
