@@ -1,14 +1,20 @@
 #!/bin/bash
-# Print where the source of kernel KVER is: the KSRC tree or tarball when
-# KSRC is set, else the linux-source tarball whose Debian package version
-# equals the installed kernel package's. Refuse, naming the apt command
-# that installs the right one, when there is none.
+# Print where the source of kernel KVER is, looking where distributions
+# put it: the KSRC tree or tarball when KSRC is set; else the tree behind
+# /lib/modules/KVER/source or /lib/modules/KVER/build when it holds
+# net/sunrpc/xprtrdma (a self-built kernel after make modules_install,
+# SUSE's kernel-source), if it is of exactly this kernel's version; else
+# the tarball of an installed linux-source package whose version equals
+# the kernel package's, whatever its name (Debian's linux-source-6.1,
+# Ubuntu's linux-source-6.8.0). Refuse, naming the apt command that
+# installs the right one, when there is none.
 #
 # usage: find-kernel-source.sh [--check] KVER
 #        --check: say it in a sentence ("rpcrdma-inline: kernel KVER is
 #        built from PATH"), for dkms.conf's PRE_BUILD, whose output, unlike
 #        make's, dkms shows (in apt's output when a kernel is installed)
 # env:   KSRC                                  a kernel tree or source tarball
+#        RPCRDMA_INLINE_MODULES_ROOT           instead of /lib/modules (tests)
 #        RPCRDMA_INLINE_ALLOW_SOURCE_MISMATCH=1 accept another version of
 #                                              the same series (at your risk)
 set -euo pipefail
@@ -40,6 +46,43 @@ if [ -n "${KSRC:-}" ]; then
 		die "KSRC=$KSRC is neither a kernel source tree nor a source tarball."
 	found "$KSRC"
 fi
+
+# "6.4.0" of 6.4.0-150600.21-default, "6.8.0" of 6.8-rc1
+numeric_version() {
+	printf '%s\n' "$1" | sed -E 's/^([0-9]+)\.([0-9]+)(\.([0-9]+))?.*/\1.\2.\4/; s/\.$/.0/'
+}
+
+# The tree linked from /lib/modules/KVER, if it has xprtrdma: it must be
+# this kernel's own
+modules_dir=${RPCRDMA_INLINE_MODULES_ROOT:-/lib/modules}/$kver
+for link in source build; do
+	tree=$modules_dir/$link
+	if [ ! -d "$tree/net/sunrpc/xprtrdma" ] || [ ! -f "$tree/Makefile" ]; then
+		continue
+	fi
+	tree=$(readlink -f "$tree")
+	# Its own kernel.release; or the build directory's, if that names this
+	# kernel (SUSE: the -obj directory); or else its Makefile's version
+	release=
+	if [ -f "$tree/include/config/kernel.release" ]; then
+		release=$(head -n 1 "$tree/include/config/kernel.release")
+	elif [ -f "$modules_dir/build/include/config/kernel.release" ] &&
+		[ "$(head -n 1 "$modules_dir/build/include/config/kernel.release")" = "$kver" ]; then
+		release=$kver
+	fi
+	if [ -n "$release" ]; then
+		[ "$release" = "$kver" ] ||
+			die "$modules_dir/$link is the source of kernel $release, not of $kver:" \
+			    "the source must be the kernel's own. Name the right one: make KSRC=/path/to/it."
+	else
+		mk=$tree/Makefile
+		treever="$(sed -n 's/^VERSION = //p' "$mk").$(sed -n 's/^PATCHLEVEL = //p' "$mk").$(sed -n 's/^SUBLEVEL = //p' "$mk")"
+		[ "$treever" = "$(numeric_version "$kver")" ] ||
+			die "$modules_dir/$link is Linux $treever, not the $(numeric_version "$kver") of kernel $kver:" \
+			    "the source must be the kernel's own. Name the right one: make KSRC=/path/to/it."
+	fi
+	found "$tree"
+done
 
 if ! command -v dpkg-query >/dev/null; then
 	# DKMS's PRE_BUILD does not see a KSRC given on MAKE[0]'s line in
@@ -87,6 +130,20 @@ for t in "/usr/src/$srcpkg.tar.xz" "/usr/src/$srcpkg.tar.bz2" "/usr/src/$srcpkg.
 	fi
 done
 srcver=$(dpkg-query -W -f='${Version}' "$srcpkg" 2>/dev/null || true)
+
+# Another name (Ubuntu: linux-source-6.8.0, its tarball in a directory of
+# that name): any installed linux-source-* of exactly the kernel's version
+if [ "$srcver" != "$pkgver" ] || [ -z "$tarball" ]; then
+	while read -r pkg ver state; do
+		if [ "$state" != installed ] || [ "$ver" != "$pkgver" ]; then
+			continue
+		fi
+		t=$(dpkg-query -L "$pkg" 2>/dev/null | grep -E '^/usr/src/.*\.tar\.(xz|bz2|gz)$' | head -n 1 || true)
+		if [ -n "$t" ] && [ -f "$t" ]; then
+			found "$t"
+		fi
+	done < <(dpkg-query -W -f='${Package} ${Version} ${db:Status-Status}\n' 'linux-source-*' 2>/dev/null || true)
+fi
 if [ -z "$tarball" ] || [ -z "$srcver" ]; then
 	die "the source of kernel $kver ($pkgver) is not installed." \
 	    "Install it with: $install_cmd" \

@@ -2,7 +2,9 @@
 # Bad input stops the build with a message that says what to do, and
 # builds nothing: missing headers, missing or mismatched source, a source
 # of another series, an unknown kernel series, a hook that no longer
-# applies. Runs in the bookworm image's userland (6.1 headers and source).
+# applies. And the source is found where other distributions put it (a
+# linux-source package of Ubuntu's shape, a tree behind
+# /lib/modules/KVER/source as after make modules_install or on SUSE). Runs in the bookworm image's userland (6.1 headers and source).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -66,6 +68,63 @@ else
 	cat "$work/override.log"
 	tap_fail "mismatched source: accepted with a warning when the override is set"
 fi
+
+# accepted NAME CMD PATTERN: CMD (in the chroot) succeeded and said PATTERN
+accepted() {
+	local name=$1 cmd=$2 pattern=$3 log="$work/last.log" rc=0
+	in_chroot "$log" "$cmd" || rc=$?
+	if [ "$rc" -eq 0 ] && grep -qF -- "$pattern" "$log"; then
+		tap_ok "$name"
+	else
+		cat "$log"
+		tap_fail "$name (exit $rc; expected: $pattern)"
+	fi
+	rm -rf "$work/src/build" "$work/src/rpcrdma.ko"
+}
+
+# Sources where other distributions put them. Ubuntu: linux-source-6.8.0,
+# its tarball in /usr/src/linux-source-6.8.0/; here a package of that
+# shape for 6.1, of the kernel's version, the Debian one purged
+ubuntu_pkg="mkdir -p /opt && mv /usr/src/linux-source-6.1.tar.xz /opt/real.tar.xz &&
+	dpkg --purge linux-source-6.1 >/dev/null && d=/tmp/pkg &&
+	mkdir -p \$d/DEBIAN \$d/usr/src/linux-source-6.1.0 &&
+	ln -s /opt/real.tar.xz \$d/usr/src/linux-source-6.1.0/linux-source-6.1.0.tar.xz &&
+	printf 'Package: linux-source-6.1.0\nVersion: $srcver\nArchitecture: all\nMaintainer: t <t@example.org>\nDescription: source, named as Ubuntu does\n' >\$d/DEBIAN/control &&
+	dpkg-deb --build \$d /tmp/ls.deb >/dev/null && dpkg -i /tmp/ls.deb >/dev/null"
+accepted "a linux-source package of another name (Ubuntu's shape), of the kernel's version: found" \
+	"$ubuntu_pkg && scripts/find-kernel-source.sh $kver" \
+	"/usr/src/linux-source-6.1.0/linux-source-6.1.0.tar.xz"
+refused "... of another version: refused, naming the apt command" \
+	"$ubuntu_pkg && sed -i 's/^Version: .*/Version: 6.1.1-1/' /tmp/pkg/DEBIAN/control &&
+	dpkg-deb --build /tmp/pkg /tmp/ls.deb >/dev/null && dpkg -i /tmp/ls.deb >/dev/null && make KVER=$kver" \
+	"apt-get install linux-source-6.1=$srcver"
+
+# A self-built kernel after make modules_install: its tree behind
+# /lib/modules/KVER/source, with include/config/kernel.release; no
+# linux-source package. The module is built from that tree.
+tree="mkdir /tmp/k && tar -xf /usr/src/linux-source-6.1.tar.xz -C /tmp/k --strip-components=1 \
+	linux-source-6.1/Makefile linux-source-6.1/net/sunrpc/xprtrdma linux-source-6.1/include/linux/sunrpc/svc_rdma.h &&
+	mkdir -p /tmp/k/include/config && rm /usr/src/linux-source-6.1.tar.xz &&
+	rm -f /lib/modules/$kver/source && ln -s /tmp/k /lib/modules/$kver/source"
+accepted "a tree behind /lib/modules/KVER/source (self-built): found, and the module built from it" \
+	"$tree && echo $kver >/tmp/k/include/config/kernel.release && scripts/find-kernel-source.sh $kver &&
+	make KVER=$kver && test -f rpcrdma.ko" \
+	"/tmp/k"
+refused "a tree behind /lib/modules/KVER/source of another kernel: refused" \
+	"$tree && echo 6.1.0-99-amd64 >/tmp/k/include/config/kernel.release && make KVER=$kver" \
+	"/lib/modules/$kver/source is the source of kernel 6.1.0-99-amd64, not of $kver"
+refused "... of another version, told by its Makefile: refused" \
+	"$tree && make KVER=$kver" \
+	"is Linux $(cut -d- -f1 <<<"$srcver"), not the 6.1.0 of kernel $kver"
+# SUSE: kernel-source's tree (no kernel.release) behind source, the build
+# directory (kernel-default-devel) with it behind build
+accepted "SUSE's layout: the source tree, told by the build directory's kernel.release: found" \
+	"mkdir -p /tmp/mods/$kver /tmp/obj/include/config /tmp/suse && tar -xf /usr/src/linux-source-6.1.tar.xz -C /tmp/suse \
+	--strip-components=1 linux-source-6.1/Makefile linux-source-6.1/net/sunrpc/xprtrdma &&
+	echo $kver >/tmp/obj/include/config/kernel.release &&
+	ln -s /tmp/suse /tmp/mods/$kver/source && ln -s /tmp/obj /tmp/mods/$kver/build &&
+	RPCRDMA_INLINE_MODULES_ROOT=/tmp/mods scripts/find-kernel-source.sh $kver" \
+	"/tmp/suse"
 
 refused "KSRC of another series: refused" \
 	"make KVER=$kver KSRC=/usr/src/linux-source-6.12.tar.xz" \
