@@ -24,7 +24,7 @@ echo 192 >$P/inline_size
 b_before=$(b_params)
 rm -rf /tmp/bench
 b_rc=0
-"$BENCH" bench --rounds 2 --runtime 4 --size 8 --inline-size 256 --out /tmp/bench \
+"$BENCH" bench --rounds 2 --runtime 3 --size 4 --inline-size 256 --out /tmp/bench \
 	"$NFS_SERVER:$NFS_EXPORT" >/tmp/bench.out 2>/tmp/bench.err || b_rc=$?
 sed 's/^/# bench: /' /tmp/bench.err | tail -n 12
 check "bench: 2 rounds exit 0 ($b_rc)" test "$b_rc" = 0
@@ -80,14 +80,16 @@ bench_fails "the stock module loaded" 1 "the loaded rpcrdma is not rpcrdma-inlin
 
 # bench_interrupted NAME SIGNAL|nfsd MESSAGE: start a bench, wait for its
 # first timed run, then interrupt it (Ctrl-C reaches the whole process
-# group) or stop nfsd; it must stop, unmount and restore the parameters
+# group) or stop nfsd; it must stop, unmount and restore the parameters.
+# Shorter NFS timeouts (given last, they win) make fio see the server gone
+# sooner
 bench_interrupted() {
 	local name=$1 how=$2 msg=$3 pid rc=0 _
 	# In a session of its own, with SIGINT not ignored as in a background job
 	setsid python3 -c 'import os, signal, sys
 signal.signal(signal.SIGINT, signal.SIG_DFL)
 os.execv(sys.argv[1], sys.argv[1:])' "$BENCH" bench --rounds 2 --runtime 20 --size 8 \
-		--out /tmp/bench-i "$NFS_SERVER:$NFS_EXPORT" >/dev/null 2>/tmp/bench.err &
+		-o timeo=20,retrans=1 --out /tmp/bench-i "$NFS_SERVER:$NFS_EXPORT" >/dev/null 2>/tmp/bench.err &
 	pid=$!
 	for _ in $(seq 240); do
 		grep -q 'randwrite' /tmp/bench.err && break
