@@ -1,8 +1,10 @@
 #!/bin/bash
 # Produce the hooked xprtrdma source that Kbuild compiles for kernel
 # KVER, in OUT/linux: find the kernel's own source, extract what the
-# build needs, check it is the kernel's series, apply that series'
-# hooks. Reuses OUT when neither the source nor the hooks changed.
+# build needs, check it is the kernel's series, apply the hook set whose
+# range serves that series (scripts/kernel-series.sh), and say so when no
+# test covers the series. Reuses OUT when neither the source nor the
+# hooks changed.
 #
 # usage: prepare-source.sh KVER OUT
 set -euo pipefail
@@ -49,4 +51,7 @@ kseries=$(printf '%s\n' "$kver" | cut -d. -f1-2 | sed 's/[^0-9.].*//')
 
 echo "rpcrdma-inline: applying the $series hooks" >&2
 "$here/apply-hooks.sh" "$hooks_root/$series" "$out/pristine" "$out/linux"
+if ! "$here/kernel-series.sh" --tested "$hooks_root" "$kver"; then
+	echo "rpcrdma-inline: warning: kernel $kver ($kseries) is in the range of the $series hooks ($(sed -n 's/^serves //p' "$hooks_root/$series/RANGE" | tr ' ' '-')), and every hook applied without fuzz, but no test has covered the $kseries series: built UNTESTED" >&2
+fi
 printf '%s\n' "$stamp" >"$out/stamp"

@@ -130,9 +130,31 @@ refused "KSRC of another series: refused" \
 	"make KVER=$kver KSRC=/usr/src/linux-source-6.12.tar.xz" \
 	"is Linux 6.12, but kernel $kver is 6.1"
 
-refused "unknown series: refused before looking for a source" \
-	"scripts/prepare-source.sh 6.6.0-1-amd64 build/x" \
-	"kernel series 6.6 is not supported"
+refused "a series below every range: refused before looking for a source" \
+	"scripts/prepare-source.sh 5.15.0-1-amd64 build/x" \
+	"kernel series 5.15 is not supported: the hooks serve the series 6.1 to 6.8 (6.1), 6.9 to 7.0 (6.12), 7.1 to 7.3 (7)"
+refused "a series above every range: refused" \
+	"scripts/prepare-source.sh 7.4.0-1-amd64 build/x" \
+	"kernel series 7.4 is not supported"
+
+# Ranges at work: 6.1's xprtrdma posing as another series (its Makefile's
+# PATCHLEVEL changed), so that only the range decides
+posing="mkdir /tmp/k && tar -xf /usr/src/linux-source-6.1.tar.xz -C /tmp/k --strip-components=1 \
+	linux-source-6.1/Makefile linux-source-6.1/net/sunrpc/xprtrdma linux-source-6.1/include/linux/sunrpc/svc_rdma.h"
+accepted "a series inside the 6.1 hooks' range that no test covers (6.4): prepared, saying UNTESTED" \
+	"$posing && sed -i 's/^PATCHLEVEL = 1$/PATCHLEVEL = 4/' /tmp/k/Makefile &&
+	KSRC=/tmp/k scripts/prepare-source.sh 6.4.0-1-amd64 build/x &&
+	grep -q rpcrdma_wqe_inline build/x/linux/net/sunrpc/xprtrdma/svc_rdma_sendto.c" \
+	"no test has covered the 6.4 series: built UNTESTED"
+refused "a series inside the 6.12 hooks' range whose hooks do not apply (6.1's code as 6.9): refused" \
+	"$posing && sed -i 's/^PATCHLEVEL = 1$/PATCHLEVEL = 9/' /tmp/k/Makefile &&
+	KSRC=/tmp/k scripts/prepare-source.sh 6.9.0-1-amd64 build/x; rc=\$?; ls build/x; exit \$rc" \
+	"of kernel series 6.12 does not apply"
+if grep -qx linux "$work/last.log"; then
+	tap_fail "... no half-patched tree is left"
+else
+	tap_ok "... no half-patched tree is left"
+fi
 
 # A kernel whose svc_rdma_sendto.c changed where a hook goes
 refused "stale hook: names the hook and the series" \
