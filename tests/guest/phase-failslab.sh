@@ -24,7 +24,8 @@ if [ ! -d "$FS" ] || [ ! -e "$FS/require-start" ]; then
 else
 	fs_start=$(fs_state)
 	# rpcrdma's code: from its .text to the end of the module's memory
-	read -r _ fs_size _ _ _ fs_base < <(grep '^rpcrdma ' /proc/modules)
+	# (/proc/modules: name size refs users state address [taint flags])
+	read -r _ fs_size _ _ _ fs_base _ < <(grep '^rpcrdma ' /proc/modules)
 	fs_text=$(cat /sys/module/rpcrdma/sections/.text)
 	# debugfs takes hex; bash's arithmetic wraps, printf shows it unsigned
 	fs_end=$(printf '0x%x' "$((fs_base + fs_size))")
