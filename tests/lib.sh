@@ -4,10 +4,11 @@
 #   export_tree DEST        copy the tracked and untracked-but-not-ignored
 #                           files of the work tree to DEST, as a package would
 #   image_dir DIST          the cached guest image of DIST (built on first use)
-#   series_image SERIES     the image that boots SERIES (6.1, 6.12, 7.3, or
-#                           6.12-debug: tests/vm/build-debug-kernel.sh)
-#   image_kver DIR SERIES   the kernel version of SERIES (6.1, 6.12, 7.3) in DIR
-#   image_dist SERIES       the Debian release that carries SERIES
+#   series_image SERIES     the image that boots SERIES (6.1, 6.12, 6.12+deb13,
+#                           7.2, 7.3, or 6.12-debug: tests/vm/build-debug-kernel.sh)
+#   image_kver DIR SERIES   the kernel version of SERIES in DIR
+#   image_dist SERIES       the Debian release that carries SERIES: 6.12 is
+#                           Debian 12's (6.12.N+deb12), 6.12+deb13 Debian 13's
 #   tap_ok / tap_fail NAME  TAP lines, counted by tap_end
 #   expect NAME CMD...      tap_ok when CMD succeeds, else tap_fail
 #   tap_end                 fail (return 1) if any check failed
@@ -28,8 +29,8 @@ export_tree() {
 
 image_dist() {
 	case $1 in
-	6.1 | 6.12) echo bookworm ;;
-	7.*) echo trixie ;;
+	6.1 | 6.12 | 6.12+deb12) echo bookworm ;;
+	6.12+deb13 | 7.*) echo trixie ;;
 	*) echo "no image carries kernel series $1" >&2; return 1 ;;
 	esac
 }
@@ -59,7 +60,8 @@ series_image() {
 
 image_kver() {
 	local kver
-	kver=$(awk -v s="$2" '$3 == s { print $1 }' "$1/kernels")
+	# 6.12+deb13: the kernel of series 6.12 in that release's image
+	kver=$(awk -v s="${2%+deb*}" '$3 == s { print $1 }' "$1/kernels")
 	[ -n "$kver" ] || { echo "no kernel of series $2 in $1" >&2; return 1; }
 	echo "$kver"
 }

@@ -2,13 +2,16 @@
 # The test command: run a tier of the suite and end with "N passed, N failed".
 #
 #   tests/run.sh quick   unit, style, bad input, the 6.1 build and guest
-#   tests/run.sh full    all of it: builds and guests for 6.1, 6.12 and 7.3,
-#                        the packaging tests, the kernel-upgrade test, and
-#                        scripts/install.sh on a fresh Debian 12 guest
-#   tests/run.sh deep    full, then per kernel the faults phase (device
-#                        removal under load, churn, many connections) with
-#                        our module and with the stock one, and the 6.12
-#                        debug kernel (lockdep, KASAN, kmemleak, failslab)
+#   tests/run.sh full    all of it: builds for Debian 13's 6.12, Debian 12's
+#                        6.1 and 6.12, 7.2 and 7.3; guests for Debian 13's
+#                        6.12, 6.1 and 7.3; the packaging tests, the
+#                        kernel-upgrade test, and scripts/install.sh on a
+#                        fresh Debian 12 guest
+#   tests/run.sh deep    full, then the guest of Debian 12's 6.12, per
+#                        kernel the faults phase (device removal under load,
+#                        churn, many connections) with our module and with
+#                        the stock one, and the 6.12 debug kernel (lockdep,
+#                        KASAN, kmemleak, failslab)
 #   tests/run.sh NAME... only the named tests (see the lists below)
 #
 # Guest images are built on first use and cached outside the repo
@@ -20,10 +23,11 @@ repo=$(cd "$here/.." && pwd)
 logs="${RPCRDMA_INLINE_OUT:-$repo/build/test-logs}"
 export RPCRDMA_INLINE_OUT=$logs
 
+# 6.12+deb13 is Debian 13's own kernel; 6.12 is Debian 12's (6.12.N+deb12)
 quick=(unit style bad-input build-6.1 guest-6.1)
-full=(unit style bad-input build-6.1 build-6.12 build-7.3
-	packaging packaging-upgrade guest-install guest-6.1 guest-6.12 guest-7.3)
-deep=("${full[@]}" debug-6.12 faults-6.1 faults-6.12 faults-7.3)
+full=(unit style bad-input build-6.12+deb13 build-6.1 build-6.12 build-7.2 build-7.3
+	packaging packaging-upgrade guest-install guest-6.12+deb13 guest-6.1 guest-7.3)
+deep=("${full[@]}" guest-6.12 debug-6.12 faults-6.12+deb13 faults-6.1 faults-7.3)
 
 command_of() {
 	case $1 in
@@ -34,11 +38,13 @@ command_of() {
 	# The README's install command on a fresh Debian 12 guest (DKMS builds
 	# in the guest: the longest guest, so it starts first)
 	guest-install) echo "$here/packaging/test-install-script.sh" ;;
-	# The size negotiation, the server-only measurement, the Send size
-	# table and the bench's smoke run on 6.1 only: each costs minutes
-	# under TCG, and they exercise our code, not the kernel's; the
+	# The size negotiation, the server-only measurement and the Send size
+	# table on 6.1 only, the bench's smoke run on Debian 13's 6.12 only:
+	# each costs minutes under TCG, and they exercise our code, not the
+	# kernel's (split so that no guest runs long after the others); the
 	# per-driver policy on every kernel
-	guest-6.1) echo "env GUEST_MEASURE=1 GUEST_PHASES=install,integrity,server,negotiation,drivers,client,sizes,bench,revert $here/test-guest.sh 6.1" ;;
+	guest-6.1) echo "env GUEST_MEASURE=1 GUEST_PHASES=install,integrity,server,negotiation,drivers,client,sizes,revert $here/test-guest.sh 6.1" ;;
+	guest-6.12+deb13) echo "env GUEST_PHASES=install,integrity,server,drivers,client,bench,revert $here/test-guest.sh 6.12+deb13" ;;
 	guest-*) echo "env GUEST_PHASES=install,integrity,server,drivers,client,revert $here/test-guest.sh ${1#guest-}" ;;
 	# Faults with ours, then the same with the stock module after revert
 	faults-*) echo "env GUEST_TAG=faults GUEST_PHASES=install,faults,revert,faults $here/test-guest.sh ${1#faults-}" ;;

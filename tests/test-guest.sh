@@ -2,7 +2,7 @@
 # Boot one Debian kernel in QEMU and run the in-guest tests there: DKMS
 # install, NFS over soft RoCE with rpcrdma-inline, and back to stock.
 #
-# usage: test-guest.sh SERIES [GUEST_SCRIPT]   (6.1, 6.12, 7.3 or 6.12-debug)
+# usage: test-guest.sh SERIES [GUEST_SCRIPT]   (6.12+deb13, 6.1, 6.12, 7.3 or 6.12-debug)
 # env:   GUEST_PHASES   the phases of tests/guest/suite.sh to run
 #        GUEST_TAG      names the output directory (default: the script's name)
 #        GUEST_MEASURE  1: the full integrity workload in the client phase

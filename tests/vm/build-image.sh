@@ -20,7 +20,9 @@
 # Environment:
 #   RPCRDMA_INLINE_CACHE       cache root (default /var/cache/rpcrdma-inline)
 #   RPCRDMA_INLINE_KSERIES     kernel series to install (default per DIST:
-#                              bookworm "6.1 6.12", trixie "7.3")
+#                              bookworm "6.1 6.12": Debian 12's, trixie
+#                              "6.12 7.2 7.3": Debian 13's own 6.12, and
+#                              7.2 and 7.3 from trixie-backports)
 #   RPCRDMA_INLINE_NO_UPDATE=1 do not refresh the package lists when some exist
 #
 # Mirrors are those of the host's apt sources, with the suite names changed.
@@ -43,7 +45,7 @@ bookworm)
 	backports=0
 	;;
 trixie)
-	kseries_default="7.3"
+	kseries_default="6.12 7.2 7.3"
 	dist_pkgs="gcc-14 gcc"
 	backports=1
 	;;
