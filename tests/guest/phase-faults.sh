@@ -80,6 +80,31 @@ fio_verify() {
 		--group_reporting "$@" >"/tmp/fio-$name.out" 2>&1
 }
 
+# f_wait PID NAME: wait for fio NAME; if it has not ended after
+# FAULTS_FIO_LIMIT seconds (a hard mount that never recovers), log where
+# the RPCs stand and where the tasks block (which the kernel-problem scan
+# then counts as a failure too), kill it, and return 124
+FAULTS_FIO_LIMIT=${FAULTS_FIO_LIMIT:-1800}
+f_wait() {
+	local pid=$1 name=$2 end=$((SECONDS + FAULTS_FIO_LIMIT)) f
+	while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do
+		sleep 5
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		log "$f_tag: fio $name still running after $FAULTS_FIO_LIMIT s: $(tail -c 300 "/tmp/fio-$name.out" | tr '\n' ' ')"
+		for f in /sys/kernel/debug/sunrpc/rpc_xprt/*/info /sys/kernel/debug/sunrpc/rpc_clnt/*/tasks; do
+			[ -f "$f" ] && log "$f: $(head -c 600 "$f" | tr '\n' ';')"
+		done
+		log "$f_tag: rdma: $(rdma resource show qp 2>&1 | tr '\n' ';'); portlist: $(tr '\n' ' ' </proc/fs/nfsd/portlist)"
+		[ -f "$CONNS" ] && log "$f_tag: connections: $(tr '\n' ';' <"$CONNS")"
+		echo w >/proc/sysrq-trigger
+		pkill -9 -f "name=$name" || true
+		wait "$pid" || true
+		return 124
+	fi
+	wait "$pid"
+}
+
 fio_summary() {
 	grep -E 'err=|WRITE:|READ:|verify: bad|mismatch' "/tmp/fio-$1.out" | tr -s ' ' | tr '\n' ';'
 }
@@ -127,9 +152,9 @@ sleep 5
 rdma link add rxe0 type rxe netdev dummy0
 log "$f_tag: rxe0 added again after $((SECONDS - t)) s"
 r3=0 r41=0
-wait "$p3" || r3=$?
-wait "$p41" || r41=$?
-log "$f_tag: removal: fio v3 exit $r3: $(fio_summary rm3)"
+f_wait "$p3" rm3 || r3=$?
+f_wait "$p41" rm41 || r41=$?
+log "$f_tag: removal: both fio ended $((SECONDS - t)) s after the start; fio v3 exit $r3: $(fio_summary rm3)"
 log "$f_tag: removal: fio v4.1 exit $r41: $(fio_summary rm41)"
 f_check "$f_tag: rxe0 removed under fio: v3 fio ends, 0 verify errors" test "$r3" = 0
 f_check "$f_tag: rxe0 removed under fio: v4.1 fio ends, 0 verify errors" test "$r41" = 0
@@ -203,7 +228,7 @@ for i in 1 2; do
 	log "$f_tag: nfsd restarted ($i) under fio"
 done
 r=0
-wait "$p" || r=$?
+f_wait "$p" restart || r=$?
 log "$f_tag: nfsd restarts: fio exit $r: $(fio_summary restart)"
 f_check "$f_tag: nfsd restarted twice under fio: fio ends, 0 verify errors" test "$r" = 0
 umount /mnt

@@ -23,6 +23,10 @@
 # Accelerator: KVM unless the host's KVM is PVM (/sys/module/kvm_pvm) or
 # /dev/kvm is unusable, then TCG; RPCRDMA_INLINE_ACCEL=kvm|tcg forces one.
 # TCG is single-threaded with QEMU < 8.1 (RPCRDMA_INLINE_TCG_THREAD=multi|single).
+# RPCRDMA_INLINE_ICOUNT=SHIFT: TCG, single-threaded, with QEMU's instruction
+# counting (-icount shift=SHIFT,sleep=off): the guest's clock advances 2^SHIFT
+# ns per instruction executed and skips idle time, so the times the guest
+# measures follow its instructions, not the host's speed or load.
 #
 # Exit status: the guest script's exit code when non-zero; 1 when the guest
 # wrote no status; 3 when the script passed but the kernel logged a WARNING,
@@ -105,7 +109,12 @@ kvm_usable() {
 	(exec 3<>/dev/kvm) 2>/dev/null
 }
 accel=${RPCRDMA_INLINE_ACCEL:-}
-if [[ -n $accel ]]; then
+icount=${RPCRDMA_INLINE_ICOUNT:-}
+if [[ -n $icount ]]; then
+	[[ $icount =~ ^[0-9]+$ && $icount -le 10 ]] || die "RPCRDMA_INLINE_ICOUNT takes a shift from 0 to 10"
+	[[ -z $accel || $accel == tcg ]] || die "RPCRDMA_INLINE_ICOUNT needs TCG, not RPCRDMA_INLINE_ACCEL=$accel"
+	accel=tcg reason="RPCRDMA_INLINE_ICOUNT=$icount"
+elif [[ -n $accel ]]; then
 	[[ $accel == kvm || $accel == tcg ]] || die "RPCRDMA_INLINE_ACCEL must be kvm or tcg"
 	reason="RPCRDMA_INLINE_ACCEL"
 elif [[ -d /sys/module/kvm_pvm ]]; then
@@ -123,6 +132,8 @@ qemu_escape() { printf '%s' "${1//,/,,}"; }
 # e.g. "Oops: int3" in the kernel (fixed by QEMU commit deba78709a, "accel/tcg:
 # Always lock pages before translation").  Single-threaded TCG is safe there.
 tcg_thread=${RPCRDMA_INLINE_TCG_THREAD:-}
+# Instruction counting runs every vCPU on one thread
+[[ -z $icount ]] || tcg_thread=single
 if [[ -z $tcg_thread ]]; then
 	qemu_version=$(qemu-system-x86_64 --version | awk 'NR == 1 { print $4 }')
 	if [[ $(printf '%s\n' "$qemu_version" 8.1 | sort -V | head -1) == 8.1 ]]; then
@@ -166,6 +177,7 @@ boot() {
 		args+=(-accel kvm -cpu host)
 	else
 		args+=(-accel "tcg,thread=$tcg_thread" -cpu max)
+		[[ -z $icount ]] || args+=(-icount "shift=$icount,sleep=off")
 		# Emulation is slow and the host may be busy: do not report the
 		# emulator's pauses as RCU stalls or soft lockups.
 		extra="rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30"
@@ -214,7 +226,7 @@ boot() {
 
 log "kernel $kernel, image $image"
 if [[ $accel == tcg ]]; then
-	log "accelerator: tcg, thread=$tcg_thread ($reason)"
+	log "accelerator: tcg, thread=$tcg_thread${icount:+, icount shift=$icount sleep=off} ($reason)"
 else
 	log "accelerator: kvm ($reason)"
 fi

@@ -5,15 +5,22 @@
 # round, mode, NFS version and workload: remount (new QPs, so the mode's
 # parameters apply), run fio 4 KiB QD1 O_DIRECT for a fixed time, and print
 # one line
-#   bench ROUND MODE VERS RW IOPS CLAT_MEAN_US P50_US P99_US SI SB CI CB SMAX CMAX
+#   bench ROUND MODE VERS RW IOPS CLAT_MEAN_US P50_US P99_US SI SB CI CB SMAX CMAX CPU_US
 # with the Sends our debugfs counted on each side during the run (S server,
-# C client; I inline, B by reference) and each side's inline max. fio's JSON
-# goes to /out/fio-ROUND-MODE-vVERS-RW.json. Asserts nothing but the install.
+# C client; I inline, B by reference; "-" with the kernel's own module),
+# each side's inline max, and the guest's CPU time (all CPUs, busy only,
+# /proc/stat) per I/O. fio's JSON goes to /out/fio-ROUND-MODE-vVERS-RW.json.
+# Asserts nothing but the install.
+#
+# Modes: stock = the kernel's own rpcrdma.ko; off = ours, inline_size=0;
+# server = ours, inline_size=256 client_inline=N; both = ours,
+# inline_size=256. A mode that needs the other module stops nfsd, swaps
+# the module and starts nfsd again.
 #
 # env: GUEST_BENCH_RUNTIME  seconds per fio run (20)
 #      GUEST_BENCH_RAMP     seconds of fio ramp_time before that (2)
 #      GUEST_BENCH_ROUNDS   rounds of all modes (3)
-#      GUEST_BENCH_MODES    modes, in the order of each round (stock server both)
+#      GUEST_BENCH_MODES    modes, in the order of each round (stock off server both)
 #      GUEST_BENCH_VERS     NFS versions (3; e.g. "3 4.1")
 #      GUEST_BENCH_RW       fio workloads (write randread)
 #      GUEST_BENCH_IOENGINE fio ioengine (psync)
@@ -27,7 +34,7 @@ set -euo pipefail
 runtime=${GUEST_BENCH_RUNTIME:-20}
 ramp=${GUEST_BENCH_RAMP:-2}
 rounds=${GUEST_BENCH_ROUNDS:-3}
-modes=${GUEST_BENCH_MODES:-stock server both}
+modes=${GUEST_BENCH_MODES:-stock off server both}
 versions=${GUEST_BENCH_VERS:-3}
 workloads=${GUEST_BENCH_RW:-write randread}
 ioengine=${GUEST_BENCH_IOENGINE:-psync}
@@ -45,20 +52,43 @@ fi
 params=/sys/module/rpcrdma/parameters
 log "fio $(fio --version), $(nproc) CPUs, kernel $(uname -r)"
 
-# set_mode MODE: the module parameters of MODE, for new connections
+stock_ko=$(find "/lib/modules/$(uname -r)/kernel/net/sunrpc/xprtrdma" -name 'rpcrdma.ko*' | head -n 1)
+
+# use_module ours|stock: load that rpcrdma, with nfsd stopped meanwhile
+use_module() {
+	local now=stock
+	ours_loaded && now=ours
+	[ "$now" = "$1" ] && return 0
+	nfs_server_stop
+	unload_rpcrdma
+	if [ "$1" = ours ]; then modprobe rpcrdma; else insmod "$stock_ko"; fi
+	nfs_server_start /export
+}
+
+# set_mode MODE: the module and its parameters of MODE, for new connections
 set_mode() {
 	case $1 in
-	stock) echo 0 >"$params/inline_size"; echo Y >"$params/server_inline"; echo Y >"$params/client_inline" ;;
-	server) echo 256 >"$params/inline_size"; echo Y >"$params/server_inline"; echo N >"$params/client_inline" ;;
-	both) echo 256 >"$params/inline_size"; echo Y >"$params/server_inline"; echo Y >"$params/client_inline" ;;
-	*) log "unknown mode $1 (stock, server, both)"; return 1 ;;
+	stock) use_module stock ;;
+	off) use_module ours; echo 0 >"$params/inline_size"; echo Y >"$params/server_inline"; echo Y >"$params/client_inline" ;;
+	server) use_module ours; echo 256 >"$params/inline_size"; echo Y >"$params/server_inline"; echo N >"$params/client_inline" ;;
+	both) use_module ours; echo 256 >"$params/inline_size"; echo Y >"$params/server_inline"; echo Y >"$params/client_inline" ;;
+	*) log "unknown mode $1 (stock, off, server, both)"; return 1 ;;
 	esac
 }
 
-# counters: server inline byref, client inline byref
+# counters: server inline byref, client inline byref ("-" with the stock module)
 counters() {
-	echo "$(conn_field server inline) $(conn_field server byref)" \
-		"$(conn_field client inline) $(conn_field client byref)"
+	if ours_loaded; then
+		echo "$(conn_field server inline) $(conn_field server byref)" \
+			"$(conn_field client inline) $(conn_field client byref)"
+	else
+		echo "- - - -"
+	fi
+}
+
+# The guest's busy CPU time, all CPUs, in USER_HZ ticks
+cpu_busy() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
 }
 
 # fio_summary JSON RW: IOPS, clat mean, p50, p99 (us) of fio's JSON output
@@ -91,18 +121,26 @@ for round in $(seq "$rounds"); do
 		for vers in $versions; do
 			nfs_mount "$vers" /mnt
 			check_proto_rdma /mnt || { log "/mnt is not over RDMA"; exit 1; }
-			max="$(conn_field server max) $(conn_field client max)"
+			max="- -"
+			ours_loaded && max="$(conn_field server max) $(conn_field client max)"
 			for rw in $workloads; do
 				json=/out/fio-$round-$mode-v$vers-$rw.json
 				before=$(counters)
+				busy0=$(cpu_busy)
 				fio --name="$mode-$rw" --filename=/mnt/bench.dat --size="${size}m" \
 					--rw="$rw" --bs=4k --iodepth=1 --direct=1 --ioengine="$ioengine" \
 					--fallocate=none --time_based --runtime="$runtime" --ramp_time="$ramp" \
 					--output-format=json --output="$json" >/dev/null
+				busy=$(($(cpu_busy) - busy0))
 				after=$(counters)
+				deltas="- - - -"
 				# shellcheck disable=SC2086 # two lists of four numbers
-				deltas=$(set -- $before $after; echo $(($5 - $1)) $(($6 - $2)) $(($7 - $3)) $(($8 - $4)))
-				echo "bench $round $mode $vers $rw $(fio_summary "$json" "$rw") $deltas $max"
+				[ "$mode" = stock ] ||
+					deltas=$(set -- $before $after; echo $(($5 - $1)) $(($6 - $2)) $(($7 - $3)) $(($8 - $4)))
+				summary=$(fio_summary "$json" "$rw")
+				cpu=$(awk -v b="$busy" -v hz="$(getconf CLK_TCK)" -v iops="${summary%% *}" -v t="$runtime" \
+					'BEGIN { printf "%.1f", iops > 0 ? b * 1e6 / hz / (iops * t) : 0 }')
+				echo "bench $round $mode $vers $rw $summary $deltas $max $cpu"
 			done
 			nfs_umount /mnt
 			conns_gone
