@@ -26,7 +26,8 @@
 # RPCRDMA_INLINE_ICOUNT=SHIFT: TCG, single-threaded, with QEMU's instruction
 # counting (-icount shift=SHIFT,sleep=off): the guest's clock advances 2^SHIFT
 # ns per instruction executed and skips idle time, so the times the guest
-# measures follow its instructions, not the host's speed or load.
+# measures follow its instructions, not the host's speed or load; the
+# guest has one CPU.
 #
 # Exit status: the guest script's exit code when non-zero; 1 when the guest
 # wrote no status; 3 when the script passed but the kernel logged a WARNING,
@@ -132,8 +133,11 @@ qemu_escape() { printf '%s' "${1//,/,,}"; }
 # e.g. "Oops: int3" in the kernel (fixed by QEMU commit deba78709a, "accel/tcg:
 # Always lock pages before translation").  Single-threaded TCG is safe there.
 tcg_thread=${RPCRDMA_INLINE_TCG_THREAD:-}
-# Instruction counting runs every vCPU on one thread
-[[ -z $icount ]] || tcg_thread=single
+# Instruction counting runs every vCPU on one thread, and with QEMU 7.2 a
+# 2-CPU guest stops for good at "Booting SMP configuration" (the guest
+# clock waits for a vCPU that never runs): one CPU then
+smp=2
+[[ -z $icount ]] || tcg_thread=single smp=1
 if [[ -z $tcg_thread ]]; then
 	qemu_version=$(qemu-system-x86_64 --version | awk 'NR == 1 { print $4 }')
 	if [[ $(printf '%s\n' "$qemu_version" 8.1 | sort -V | head -1) == 8.1 ]]; then
@@ -162,7 +166,7 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 # out, 125 = no sign of the initramfs within PROBE_SECONDS (KVM probe).
 boot() {
 	local acc=$1 probe=$2 args extra=
-	args=(-name "rpcrdma-guest-$kernel" -machine pc -smp 2 -m "$mem"
+	args=(-name "rpcrdma-guest-$kernel" -machine pc -smp "$smp" -m "$mem"
 		-nodefaults -no-user-config -display none -monitor none -no-reboot
 		-nic none
 		-serial "file:$out/console.log"

@@ -61,6 +61,8 @@ use_module() {
 	[ "$now" = "$1" ] && return 0
 	nfs_server_stop
 	unload_rpcrdma
+	# modprobe -r took rpcrdma's dependencies away too: insmod wants them
+	modprobe -a sunrpc ib_core rdma_cm
 	if [ "$1" = ours ]; then modprobe rpcrdma; else insmod "$stock_ko"; fi
 	nfs_server_start /export
 }
@@ -139,7 +141,7 @@ for round in $(seq "$rounds"); do
 					deltas=$(set -- $before $after; echo $(($5 - $1)) $(($6 - $2)) $(($7 - $3)) $(($8 - $4)))
 				summary=$(fio_summary "$json" "$rw")
 				cpu=$(awk -v b="$busy" -v hz="$(getconf CLK_TCK)" -v iops="${summary%% *}" -v t="$runtime" \
-					'BEGIN { printf "%.1f", iops > 0 ? b * 1e6 / hz / (iops * t) : 0 }')
+					'BEGIN { printf "%.1f", (iops > 0 ? b * 1e6 / hz / (iops * t) : 0) }')
 				echo "bench $round $mode $vers $rw $summary $deltas $max $cpu"
 			done
 			nfs_umount /mnt
