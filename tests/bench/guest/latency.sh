@@ -9,7 +9,7 @@
 # with the Sends our debugfs counted on each side during the run (S server,
 # C client; I inline, B by reference; "-" with the kernel's own module),
 # each side's inline max, and the guest's CPU time (all CPUs, busy only,
-# /proc/stat) per I/O. fio's JSON goes to /out/fio-ROUND-MODE-vVERS-RW.json.
+# /proc/stat, over the ramp and the run) per I/O. fio's JSON goes to /out/fio-ROUND-MODE-vVERS-RW.json.
 # Asserts nothing but the install.
 #
 # Modes: stock = the kernel's own rpcrdma.ko; off = ours, inline_size=0;
@@ -140,7 +140,7 @@ for round in $(seq "$rounds"); do
 				[ "$mode" = stock ] ||
 					deltas=$(set -- $before $after; echo $(($5 - $1)) $(($6 - $2)) $(($7 - $3)) $(($8 - $4)))
 				summary=$(fio_summary "$json" "$rw")
-				cpu=$(awk -v b="$busy" -v hz="$(getconf CLK_TCK)" -v iops="${summary%% *}" -v t="$runtime" \
+				cpu=$(awk -v b="$busy" -v hz="$(getconf CLK_TCK)" -v iops="${summary%% *}" -v t="$((runtime + ramp))" \
 					'BEGIN { printf "%.1f", (iops > 0 ? b * 1e6 / hz / (iops * t) : 0) }')
 				echo "bench $round $mode $vers $rw $summary $deltas $max $cpu"
 			done
