@@ -29,7 +29,7 @@ export_tree() {
 
 image_dist() {
 	case $1 in
-	6.1 | 6.12 | 6.12+deb12) echo bookworm ;;
+	6.1 | 6.12) echo bookworm ;;
 	6.12+deb13 | 7.*) echo trixie ;;
 	*) echo "no image carries kernel series $1" >&2; return 1 ;;
 	esac
