@@ -27,7 +27,7 @@ export RPCRDMA_INLINE_OUT=$logs
 quick=(unit style bad-input build-6.1 guest-6.1)
 full=(unit style bad-input build-6.12+deb13 build-6.1 build-6.12 build-7.2 build-7.3
 	packaging packaging-upgrade guest-install guest-6.12+deb13 guest-6.1 guest-7.3)
-deep=("${full[@]}" guest-6.12 debug-6.12 faults-6.12+deb13 faults-6.1 faults-7.3)
+deep=("${full[@]}" guest-6.12 debug-6.12 debug-stock-6.12 faults-6.12+deb13 faults-6.1 faults-7.3)
 
 command_of() {
 	case $1 in
@@ -53,6 +53,9 @@ command_of() {
 	# 5 to 15 times slower than on Debian's kernel, so the fault scenarios
 	# run fewer cycles, and the per-driver policy (no code of its own to
 	# check) is left to the other guests
+	# The same fault scenarios on the debug kernel with the stock module
+	# alone, to stand beside ours
+	debug-stock-*) echo "env GUEST_TAG=debug-stock RPCRDMA_INLINE_GUEST_TIMEOUT=7200 FAULTS_CYCLES=30 FAULTS_RELOADS=5 GUEST_PHASES=stock,faults $here/test-guest.sh ${1#debug-stock-}-debug" ;;
 	debug-*) echo "env GUEST_TAG=debug RPCRDMA_INLINE_GUEST_TIMEOUT=7200 FAULTS_CYCLES=30 FAULTS_RELOADS=5 GUEST_PHASES=kmemleak,install,integrity,negotiation,faults,failslab,kmemleak $here/test-guest.sh ${1#debug-}-debug" ;;
 	packaging) echo "$here/packaging/run.sh" ;;
 	packaging-upgrade) echo "$here/packaging/test-upgrade.sh" ;;

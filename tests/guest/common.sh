@@ -7,6 +7,8 @@
 #                                      reads, and 200 small files (or MIB and
 #                                      FILES); every byte compared through
 #                                      MNT and in EXPORTDIR
+#   serve_export                       rxe0 on dummy0 and an NFS server of
+#                                      a tmpfs on /export
 #   conn_line SIDE                     the debugfs connection line of SIDE
 #   conn_field SIDE KEY                one KEY=VALUE of that line
 #   conn_sums_agree SIDE               its reasons add up to byref, its
@@ -53,6 +55,15 @@ integrity_workload() {
 		return 1
 	fi
 	log "integrity: $mib MiB and $files files compared equal through the mount and in the export"
+}
+
+# rxe0 on dummy0 (192.168.77.1) and an NFS server exporting a tmpfs on
+# /export, over whichever rpcrdma modprobe loads
+serve_export() {
+	rxe_up 192.168.77.1
+	mkdir -p /export
+	mount -t tmpfs -o size=512m tmpfs /export
+	nfs_server_start /export
 }
 
 conn_line() {

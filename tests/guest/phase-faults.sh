@@ -97,12 +97,68 @@ f_wait() {
 		done
 		log "$f_tag: rdma: $(rdma resource show qp 2>&1 | tr '\n' ';'); portlist: $(tr '\n' ' ' </proc/fs/nfsd/portlist)"
 		[ -f "$CONNS" ] && log "$f_tag: connections: $(tr '\n' ';' <"$CONNS")"
+		f_hang_report "$name"
 		echo w >/proc/sysrq-trigger
 		pkill -9 -f "name=$name" || true
 		wait "$pid" || true
 		return 124
 	fi
 	wait "$pid"
+}
+
+# The removal's events, in a tracing instance of their own (the main
+# buffer keeps our forget event for its check): the transports' timers,
+# retransmissions, connects and disconnects on both sides, the server's
+# dropped requests and reply-cache hits, and every rpcrdma error
+F_TRACE=/sys/kernel/tracing/instances/faults
+f_trace_events=(sunrpc:rpc_timeout_status sunrpc:xprt_timer sunrpc:xprt_retransmit
+	sunrpc:xprt_connect sunrpc:xprt_disconnect_auto sunrpc:xprt_disconnect_force
+	sunrpc:xprt_disconnect_done sunrpc:rpc_connect_status sunrpc:svc_drop
+	sunrpc:svc_defer sunrpc:svc_xprt_close sunrpc:svc_xprt_accept
+	nfsd:nfsd_drc_found nfsd:nfsd_drc_mismatch
+	rpcrdma:xprtrdma_device_removal rpcrdma:xprtrdma_disconnect
+	rpcrdma:xprtrdma_connect rpcrdma:xprtrdma_op_connect
+	rpcrdma:svcrdma_device_removal rpcrdma:svcrdma_qp_error
+	rpcrdma:svcrdma_wc_read_flush)
+f_trace_start() {
+	local e
+	mkdir -p "$F_TRACE"
+	echo 4096 >"$F_TRACE/buffer_size_kb"
+	for e in "${f_trace_events[@]}" $(grep -E '^rpcrdma:.*_err$' /sys/kernel/tracing/available_events); do
+		echo "$e" >>"$F_TRACE/set_event" 2>/dev/null || log "$f_tag: no event $e in this kernel"
+	done
+	echo >"$F_TRACE/trace"
+}
+
+# "EVENT=N ..." for the events seen since f_trace_start
+f_trace_counts() {
+	awk '$0 !~ /^#/ { for (i = 4; i <= NF; i++) if ($i ~ /^[a-z][a-z_0-9]*:$/) { sub(/:$/, "", $i); n[$i]++; break } }
+		END { for (e in n) printf "%s=%d ", e, n[e] }' "$F_TRACE/trace"
+}
+
+f_trace_stop() {
+	log "$f_tag: events during the removal: $(f_trace_counts)"
+	cp "$F_TRACE/trace" "/out/faults-trace-$f_mod.txt" 2>/dev/null || true
+	echo >"$F_TRACE/set_event"
+	rmdir "$F_TRACE" 2>/dev/null || true
+}
+
+# f_hang_report NAME: where an fio that never ends stands, beyond the RPC
+# task lists: the nfsd threads' stacks, the reply cache, both sides' RPC
+# counters, the NFS client's complaints and the removal's events so far
+f_hang_report() {
+	local name=$1 p
+	for p in $(pgrep -x nfsd); do
+		log "$f_tag: nfsd $p $(awk '/^State/ { print $2 }' "/proc/$p/status"): $(tr '\n' ';' <"/proc/$p/stack" 2>/dev/null)"
+	done
+	log "$f_tag: reply cache: $(tr -s ' \n' ' ' </proc/fs/nfsd/reply_cache_stats 2>/dev/null)"
+	log "$f_tag: server rpc: $(grep -E '^(rc|net|rpc|proc3|th)' /proc/net/rpc/nfsd 2>/dev/null | tr '\n' ';')"
+	log "$f_tag: client rpc: $(grep -E '^(net|rpc)' /proc/net/rpc/nfs 2>/dev/null | tr '\n' ';')"
+	log "$f_tag: client transports: $(grep -E 'device|xprt:' /proc/self/mountstats | tr -s ' \t' ' ' | tr '\n' ';')"
+	log "$f_tag: NFS client messages: $(dmesg | grep -E 'not responding|server .* OK|rpcrdma|xprtrdma' | tail -n 20 | tr '\n' ';')"
+	log "$f_tag: events so far: $(f_trace_counts)"
+	grep -v '^#' "$F_TRACE/trace" | tail -n 60 | sed "s/^/# $f_tag: trace: /"
+	cp "$F_TRACE/trace" "/out/faults-hang-$name-$f_mod.txt" 2>/dev/null || true
 }
 
 fio_summary() {
@@ -146,6 +202,7 @@ p3=$!
 fio_verify rm41 --directory=/mnt2 --size=8m --loops=3 &
 p41=$!
 sleep 5
+f_trace_start
 log "$f_tag: deleting rxe0 under load ($(f_state))"
 rdma link delete rxe0
 sleep 5
@@ -156,6 +213,7 @@ f_wait "$p3" rm3 || r3=$?
 f_wait "$p41" rm41 || r41=$?
 log "$f_tag: removal: both fio ended $((SECONDS - t)) s after the start; fio v3 exit $r3: $(fio_summary rm3)"
 log "$f_tag: removal: fio v4.1 exit $r41: $(fio_summary rm41)"
+f_trace_stop
 f_check "$f_tag: rxe0 removed under fio: v3 fio ends, 0 verify errors" test "$r3" = 0
 f_check "$f_tag: rxe0 removed under fio: v4.1 fio ends, 0 verify errors" test "$r41" = 0
 f_check "$f_tag: after the removal the v3 mount carries data" data_roundtrip /mnt 1

@@ -58,7 +58,4 @@ check "a refused value keeps the old one" test "$(cat $param)" = 128
 check "a refusal is logged" bash -c "dmesg | grep -q 'inline_size=4096 refused'"
 echo 256 >$param
 
-rxe_up 192.168.77.1
-mkdir -p /export
-mount -t tmpfs -o size=512m tmpfs /export
-nfs_server_start /export
+serve_export
