@@ -57,8 +57,8 @@ command_of() {
 	# alone, to stand beside ours. Its NFSv3 fio has never finished after
 	# the removal on this kernel, nor has ours: a hang there is a TODO
 	# naming this test (FAULTS_STOCK_HANGS), not a failure of ours
-	debug-stock-*) echo "env GUEST_TAG=debug-stock RPCRDMA_INLINE_GUEST_TIMEOUT=7200 FAULTS_CYCLES=30 FAULTS_RELOADS=5 FAULTS_FIO_LIMIT=900 GUEST_PHASES=stock,faults $here/test-guest.sh ${1#debug-stock-}-debug" ;;
-	debug-*) echo "env GUEST_TAG=debug RPCRDMA_INLINE_GUEST_TIMEOUT=7200 FAULTS_CYCLES=30 FAULTS_RELOADS=5 FAULTS_FIO_LIMIT=900 FAULTS_STOCK_HANGS=debug-stock-${1#debug-} GUEST_PHASES=kmemleak,install,integrity,negotiation,faults,failslab,kmemleak $here/test-guest.sh ${1#debug-}-debug" ;;
+	debug-stock-*) echo "env GUEST_TAG=debug-stock RPCRDMA_INLINE_GUEST_TIMEOUT=7200 FAULTS_CYCLES=30 FAULTS_RELOADS=5 FAULTS_FIO_LIMIT=900 FAULTS_FIO_MIB=2 GUEST_PHASES=stock,faults $here/test-guest.sh ${1#debug-stock-}-debug" ;;
+	debug-*) echo "env GUEST_TAG=debug RPCRDMA_INLINE_GUEST_TIMEOUT=7200 FAULTS_CYCLES=30 FAULTS_RELOADS=5 FAULTS_FIO_LIMIT=900 FAULTS_FIO_MIB=2 FAULTS_STOCK_HANGS=debug-stock-${1#debug-} GUEST_PHASES=kmemleak,install,integrity,negotiation,faults,failslab,kmemleak $here/test-guest.sh ${1#debug-}-debug" ;;
 	packaging) echo "$here/packaging/run.sh" ;;
 	packaging-upgrade) echo "$here/packaging/test-upgrade.sh" ;;
 	*) return 1 ;;

@@ -22,6 +22,9 @@
 # and the NFS server of phase-install.sh (started again if it is down).
 
 FAULTS_CYCLES=${FAULTS_CYCLES:-100}
+# The file size of the removal's and the restarts' fio: a debug kernel
+# under TCG moves a few hundred KiB/s
+FAULTS_FIO_MIB=${FAULTS_FIO_MIB:-8}
 FAULTS_RELOADS=${FAULTS_RELOADS:-20}
 if ours_loaded; then f_mod=ours; else f_mod=stock; fi
 f_tag="faults ($f_mod)"
@@ -232,9 +235,9 @@ log "$f_tag: start: $f_start"
 nfs_mount 3 /mnt
 nfs_mount 4.1 /mnt2
 t=$SECONDS
-fio_verify rm3 --directory=/mnt --size=8m --loops=3 &
+fio_verify rm3 --directory=/mnt --size="${FAULTS_FIO_MIB}m" --loops=3 &
 p3=$!
-fio_verify rm41 --directory=/mnt2 --size=8m --loops=3 &
+fio_verify rm41 --directory=/mnt2 --size="${FAULTS_FIO_MIB}m" --loops=3 &
 p41=$!
 sleep 5
 f_trace_start
@@ -323,7 +326,7 @@ nfs_server_start /export
 log "$f_tag: churn: $FAULTS_RELOADS reloads in $((SECONDS - t)) s"
 
 nfs_mount 3 /mnt
-fio_verify restart --directory=/mnt --size=8m --loops=2 &
+fio_verify restart --directory=/mnt --size="${FAULTS_FIO_MIB}m" --loops=2 &
 p=$!
 for i in 1 2; do
 	sleep 4
