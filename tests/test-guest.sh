@@ -9,9 +9,6 @@
 #        GUEST_BENCH_*  passed to GUEST_SCRIPT too (tests/bench/latency.sh)
 #        FAULTS_CYCLES, FAULTS_RELOADS, FAULTS_FIO_LIMIT, FAULTS_FIO_MIB, FAILSLAB_ROUNDS
 #                       the faults and failslab phases' counts
-#        FAULTS_STOCK_HANGS  the test that shows the stock module's v3 fio
-#                       hanging after the removal on this kernel too
-#                       (tests/guest/phase-faults.sh)
 #
 # Under TCG a DKMS build inside the guest takes 10 minutes and more, so by
 # default DKMS builds the module in a chroot of the same guest image (the
@@ -66,7 +63,7 @@ if [ "${RPCRDMA_INLINE_GUEST_BUILD:-chroot}" = chroot ]; then
 fi
 
 envs=()
-for v in GUEST_PHASES GUEST_MEASURE FAULTS_CYCLES FAULTS_RELOADS FAULTS_FIO_LIMIT FAULTS_FIO_MIB FAULTS_STOCK_HANGS FAILSLAB_ROUNDS \
+for v in GUEST_PHASES GUEST_MEASURE FAULTS_CYCLES FAULTS_RELOADS FAULTS_FIO_LIMIT FAULTS_FIO_MIB FAILSLAB_ROUNDS \
 	$(compgen -v GUEST_BENCH_ || true); do
 	[ -z "${!v:-}" ] || envs+=(--env "$v=${!v}")
 done

@@ -252,16 +252,7 @@ f_wait "$p41" rm41 || r41=$?
 log "$f_tag: removal: both fio ended $((SECONDS - t)) s after the start; fio v3 exit $r3: $(fio_summary rm3)"
 log "$f_tag: removal: fio v4.1 exit $r41: $(fio_summary rm41)"
 f_trace_stop
-# FAULTS_STOCK_HANGS=TEST: on this kernel the stock module's v3 fio never
-# ends either, as TEST shows (the debug kernel: the client's WRITE gets no
-# reply and no retransmission, every nfsd thread idle). Ours hanging there
-# is then a TAP TODO naming TEST, not a failure; a verify error still fails.
-if [ "$r3" = 124 ] && [ -n "${FAULTS_STOCK_HANGS:-}" ] && [ "$f_mod" = ours ]; then
-	check_todo "$f_tag: rxe0 removed under fio: v3 fio ends, 0 verify errors" \
-		"the stock module's v3 fio hangs the same way on this kernel ($FAULTS_STOCK_HANGS)" false
-else
-	f_check "$f_tag: rxe0 removed under fio: v3 fio ends, 0 verify errors" test "$r3" = 0
-fi
+f_check "$f_tag: rxe0 removed under fio: v3 fio ends, 0 verify errors" test "$r3" = 0
 f_check "$f_tag: rxe0 removed under fio: v4.1 fio ends, 0 verify errors" test "$r41" = 0
 f_check "$f_tag: after the removal the v3 mount carries data" data_roundtrip /mnt 1
 f_check "$f_tag: after the removal the v4.1 mount carries data" data_roundtrip /mnt2 1

@@ -15,7 +15,6 @@
 #   check_served LABEL DIR             nfsd exports DIR, vers=3 mount on /mnt: checks
 #                                      proto=rdma and a 4 MiB round trip; unmount, stop
 #   check NAME COMMAND [ARGS...]       run COMMAND, print "ok N - NAME" or "not ok N - NAME"
-#   check_todo NAME REASON COMMAND...  the same with "# TODO REASON", never counted
 #   tap_done                           print the plan; fail if any check failed
 # Scripts using these run under `set -euo pipefail`.
 
@@ -48,19 +47,6 @@ check() { # NAME COMMAND [ARGS...]
 		TAP_FAILED=$((TAP_FAILED + 1))
 	fi
 	return 0
-}
-
-# check_todo NAME REASON COMMAND [ARGS...]: a check that is known to fail
-# for REASON (TAP's TODO directive): printed either way, never counted
-check_todo() {
-	local name=$1 reason=$2
-	shift 2
-	TAP_N=$((TAP_N + 1))
-	if "$@"; then
-		echo "ok $TAP_N - $name # TODO $reason"
-	else
-		echo "not ok $TAP_N - $name # TODO $reason"
-	fi
 }
 
 tap_done() {
