@@ -23,7 +23,7 @@
 
 FAULTS_CYCLES=${FAULTS_CYCLES:-100}
 # The file size of the removal's and the restarts' fio: a debug kernel
-# under TCG moves a few hundred KiB/s
+# under TCG moves tens to hundreds of KiB/s, with other guests beside it
 FAULTS_FIO_MIB=${FAULTS_FIO_MIB:-8}
 FAULTS_RELOADS=${FAULTS_RELOADS:-20}
 if ours_loaded; then f_mod=ours; else f_mod=stock; fi
