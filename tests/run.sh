@@ -29,6 +29,10 @@ full=(unit style bad-input build-6.12+deb13 build-6.1 build-6.12 build-7.2 build
 	packaging packaging-upgrade guest-install guest-6.12+deb13 guest-6.1 guest-7.3)
 deep=("${full[@]}" guest-6.12 debug-6.12 debug-stock-6.12 faults-6.12+deb13 faults-6.1 faults-7.3)
 
+# Both debug-kernel entries (below): the time its slowness needs, fewer
+# cycles, smaller fio files
+debug_env="RPCRDMA_INLINE_GUEST_TIMEOUT=7200 FAULTS_CYCLES=30 FAULTS_RELOADS=5 FAULTS_FIO_LIMIT=900 FAULTS_FIO_MIB=2"
+
 command_of() {
 	case $1 in
 	unit) echo "$here/test-unit.sh" ;;
@@ -56,8 +60,8 @@ command_of() {
 	# The same fault scenarios on the debug kernel with the stock module
 	# alone, to stand beside ours. Both debug entries write 2 MiB files:
 	# with 8 MiB neither module's NFSv3 fio ended within 900 s there
-	debug-stock-*) echo "env GUEST_TAG=debug-stock RPCRDMA_INLINE_GUEST_TIMEOUT=7200 FAULTS_CYCLES=30 FAULTS_RELOADS=5 FAULTS_FIO_LIMIT=900 FAULTS_FIO_MIB=2 GUEST_PHASES=stock,faults $here/test-guest.sh ${1#debug-stock-}-debug" ;;
-	debug-*) echo "env GUEST_TAG=debug RPCRDMA_INLINE_GUEST_TIMEOUT=7200 FAULTS_CYCLES=30 FAULTS_RELOADS=5 FAULTS_FIO_LIMIT=900 FAULTS_FIO_MIB=2 GUEST_PHASES=kmemleak,install,integrity,negotiation,faults,failslab,kmemleak $here/test-guest.sh ${1#debug-}-debug" ;;
+	debug-stock-*) echo "env GUEST_TAG=debug-stock $debug_env GUEST_PHASES=stock,faults $here/test-guest.sh ${1#debug-stock-}-debug" ;;
+	debug-*) echo "env GUEST_TAG=debug $debug_env GUEST_PHASES=kmemleak,install,integrity,negotiation,faults,failslab,kmemleak $here/test-guest.sh ${1#debug-}-debug" ;;
 	packaging) echo "$here/packaging/run.sh" ;;
 	packaging-upgrade) echo "$here/packaging/test-upgrade.sh" ;;
 	*) return 1 ;;
