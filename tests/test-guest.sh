@@ -7,8 +7,10 @@
 #        GUEST_TAG      names the output directory (default: the script's name)
 #        GUEST_MEASURE  1: the full integrity workload in the client phase
 #        GUEST_BENCH_*  passed to GUEST_SCRIPT too (tests/bench/latency.sh)
-#        FAULTS_CYCLES, FAULTS_RELOADS, FAULTS_FIO_LIMIT, FAULTS_FIO_MIB, FAILSLAB_ROUNDS
-#                       the faults and failslab phases' counts
+#        FAULTS_CYCLES, FAULTS_RELOADS, FAULTS_FIO_LIMIT, FAULTS_FIO_MIB, FAILSLAB_ROUNDS,
+#        INTEGRITY_MIB, INTEGRITY_FILES
+#                       the faults and failslab phases' counts, the
+#                       integrity workload's size
 #
 # Under TCG a DKMS build inside the guest takes 10 minutes and more, so by
 # default DKMS builds the module in a chroot of the same guest image (the
@@ -64,6 +66,7 @@ fi
 
 envs=()
 for v in GUEST_PHASES GUEST_MEASURE FAULTS_CYCLES FAULTS_RELOADS FAULTS_FIO_LIMIT FAULTS_FIO_MIB FAILSLAB_ROUNDS \
+	INTEGRITY_MIB INTEGRITY_FILES \
 	$(compgen -v GUEST_BENCH_ || true); do
 	[ -z "${!v:-}" ] || envs+=(--env "$v=${!v}")
 done
