@@ -40,7 +40,7 @@ slots_deep=3
 # against a hang, not a limit on speed), fewer cycles, smaller fio files
 # and integrity workload (at 8 MiB and 200 files, NFSv3's alone took
 # 1655 s there beside four other guests)
-debug_env="RPCRDMA_INLINE_GUEST_TIMEOUT=10800 FAULTS_CYCLES=30 FAULTS_RELOADS=5 FAULTS_FIO_LIMIT=1800 FAULTS_FIO_MIB=2 INTEGRITY_MIB=2 INTEGRITY_FILES=50"
+debug_env="RPCRDMA_INLINE_GUEST_TIMEOUT=10800 FAULTS_CYCLES=30 FAULTS_RELOADS=10 FAULTS_FIO_LIMIT=1800 FAULTS_FIO_MIB=2 INTEGRITY_MIB=2 INTEGRITY_FILES=50"
 
 command_of() {
 	case $1 in
