@@ -45,6 +45,7 @@ enum rpcrdma_wqe_inline_side {
  * @max: bytes a Send may carry inline on this QP
  * @attempts: QP creations it took
  * @no_inv: only plain Sends may go inline, not Send With Invalidate
+ * @behind_reg: a Send behind IB_WR_REG_MR WRs in its post may go inline
  * @sends: Sends posted, by how (inline, or why by reference) and by size
  *	class: one counter update per Send
  *
@@ -60,6 +61,7 @@ struct rpcrdma_wqe_inline {
 	u32			max;
 	u32			attempts;
 	bool			no_inv;
+	bool			behind_reg;
 	atomic_long_t		sends[RPCRDMA_WQE_INLINE_HOW_NR][RPCRDMA_WQE_INLINE_SIZES];
 };
 
@@ -73,13 +75,14 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 void rpcrdma_wqe_inline_release(struct rpcrdma_wqe_inline *wi);
 void rpcrdma_wqe_inline_posting(struct rpcrdma_wqe_inline *wi,
 				const struct ib_send_wr *send_wr,
-				enum rpcrdma_wqe_inline_how how);
+				enum rpcrdma_wqe_inline_how how, bool behind);
 
 void rpcrdma_wqe_inline_svc_prepare(struct svcxprt_rdma *rdma,
 				    struct svc_rdma_send_ctxt *ctxt,
 				    bool alone);
 bool rpcrdma_wqe_inline_svc_chunks(const struct svc_rdma_recv_ctxt *rctxt);
 void rpcrdma_wqe_inline_xprt_prepare(struct rpcrdma_ep *ep,
-				     struct rpcrdma_req *req, bool alone);
+				     struct rpcrdma_req *req,
+				     const struct ib_send_wr *post_wr);
 
 #endif /* _RPCRDMA_WQE_INLINE_H */

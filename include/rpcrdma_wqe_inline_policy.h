@@ -47,6 +47,10 @@
  *	      creation may grant; 0 when there is no such limit
  * @no_inv: its post path refuses IB_SEND_INLINE on IB_WR_SEND_WITH_INV,
  *	    so only plain Sends may go inline
+ * @behind_reg: its post path builds an inline Send the same when
+ *		IB_WR_REG_MR WRs are chained in front of it in one
+ *		ib_post_send() (a client Call with registered chunks), as
+ *		its source shows; without it such Calls go by reference
  * @why: the reason for the verdict, from the audit of its source
  *
  * The table (wqe_inline_policy.c) is the result of reading each
@@ -59,6 +63,7 @@ struct rpcrdma_wqe_inline_driver {
 	u32		limits[RPCRDMA_WQE_INLINE_LIMITS];
 	u32		post_max;
 	bool		no_inv;
+	bool		behind_reg;
 	const char	*why;
 };
 
@@ -67,24 +72,29 @@ struct rpcrdma_wqe_inline_driver {
  * @count: entries in use
  * @entry: one per driver: its driver_id, and whether inline is on
  * @entry.driver_id: enum rdma_driver_id
- * @entry.on: opted in (true) or out (false)
+ * @entry.on: opted in (DRIVER:on or DRIVER:alone) or out (DRIVER:off)
+ * @entry.behind_reg: Calls behind their registrations go inline too
+ *	(DRIVER:on), or only Sends alone in their post (DRIVER:alone)
  */
 struct rpcrdma_wqe_inline_overrides {
 	unsigned int	count;
 	struct {
 		u32	driver_id;
 		bool	on;
+		bool	behind_reg;
 	} entry[RPCRDMA_WQE_INLINE_OVERRIDES];
 };
 
 /**
  * struct rpcrdma_wqe_inline_verdict - whether a device's QPs get inline data
  * @on: ask for inline data at QP creation, and post inline
+ * @behind_reg: a Send behind IB_WR_REG_MR WRs in its post may go inline
  * @driver: the driver's table entry, or NULL when it is not in the table
  * @why: the reason, one line
  */
 struct rpcrdma_wqe_inline_verdict {
 	bool					on;
+	bool					behind_reg;
 	const struct rpcrdma_wqe_inline_driver	*driver;
 	const char				*why;
 };
@@ -108,11 +118,18 @@ struct rpcrdma_wqe_inline_memo {
  * @RPCRDMA_WQE_INLINE_HOW_OFF: no inline data on this connection
  *	(inline_size=0, the side or the driver off, or nothing granted), or
  *	none for this opcode (Send With Invalidate on siw)
- * @RPCRDMA_WQE_INLINE_HOW_CHAINED: chained behind other WRs in one
- *	ib_post_send() (a FastReg, a Write of chunk data), or after chunk
- *	data written for the same Reply
+ * @RPCRDMA_WQE_INLINE_HOW_CHUNKS: a server Reply behind chunk data
+ *	(RDMA Writes of its Write or Reply chunk) written for it, in its
+ *	post or before it
+ * @RPCRDMA_WQE_INLINE_HOW_CHAINED: behind other WRs in its post that
+ *	do not allow it: a WR that is no registration, or IB_WR_REG_MR on
+ *	a driver whose post path is not shown to build an inline Send the
+ *	same behind one (&rpcrdma_wqe_inline_driver.behind_reg)
  * @RPCRDMA_WQE_INLINE_HOW_PAGES: some of the message is not in a buffer
  *	with a known kernel virtual address (data pages)
+ * @RPCRDMA_WQE_INLINE_HOW_UNPULLED: a server Reply in more than one
+ *	SGE: svcrdma pulls a Reply up into its header buffer only when
+ *	it is smaller than RPCRDMA_PULLUP_THRESH (512 bytes)
  * @RPCRDMA_WQE_INLINE_HOW_LARGE: larger than the connection may post inline
  * @RPCRDMA_WQE_INLINE_HOW_SGE: no SGE, an empty one, or more than fit
  * @RPCRDMA_WQE_INLINE_HOW_NR: how many there are
@@ -120,12 +137,20 @@ struct rpcrdma_wqe_inline_memo {
 enum rpcrdma_wqe_inline_how {
 	RPCRDMA_WQE_INLINE_HOW_INLINE,
 	RPCRDMA_WQE_INLINE_HOW_OFF,
+	RPCRDMA_WQE_INLINE_HOW_CHUNKS,
 	RPCRDMA_WQE_INLINE_HOW_CHAINED,
 	RPCRDMA_WQE_INLINE_HOW_PAGES,
+	RPCRDMA_WQE_INLINE_HOW_UNPULLED,
 	RPCRDMA_WQE_INLINE_HOW_LARGE,
 	RPCRDMA_WQE_INLINE_HOW_SGE,
 	RPCRDMA_WQE_INLINE_HOW_NR
 };
+
+/* The largest server Send that can go inline: svcrdma pulls a Reply,
+ * transport header included, into one buffer only below
+ * RPCRDMA_PULLUP_THRESH (checked against svc_rdma.h in wqe_inline_svc.c)
+ */
+#define RPCRDMA_WQE_INLINE_SERVER_MAX	511U
 
 /* Send sizes are counted in classes: up to 64, 128, 256, 512 and 1024
  * bytes, and larger
@@ -171,6 +196,9 @@ int rpcrdma_wqe_inline_map_sges(const struct ib_sge *sges,
 				struct ib_sge *out, unsigned int num_out);
 
 enum rpcrdma_wqe_inline_how rpcrdma_wqe_inline_how_of(int mapped);
+bool rpcrdma_wqe_inline_chain_ok(const struct ib_send_wr *post_wr,
+				 const struct ib_send_wr *send_wr,
+				 bool behind_reg);
 const char *rpcrdma_wqe_inline_how_name(enum rpcrdma_wqe_inline_how how);
 u32 rpcrdma_wqe_inline_msg_len(const struct ib_sge *sges,
 			       unsigned int num_sge);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * rpcrdma-inline tracepoints: events/rpcrdma_inline/ in tracefs.
- * One event per QP creation attempt, per granted QP, per Send posted,
- * per connection released, and per device forgotten.
+ * One event per QP creation attempt, per granted QP, per Send posted
+ * (with whether other work went ahead of it: REG_MRs, chunk data), per
+ * connection released, and per device forgotten.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM rpcrdma_inline
@@ -22,8 +23,10 @@
 
 TRACE_DEFINE_ENUM(RPCRDMA_WQE_INLINE_HOW_INLINE);
 TRACE_DEFINE_ENUM(RPCRDMA_WQE_INLINE_HOW_OFF);
+TRACE_DEFINE_ENUM(RPCRDMA_WQE_INLINE_HOW_CHUNKS);
 TRACE_DEFINE_ENUM(RPCRDMA_WQE_INLINE_HOW_CHAINED);
 TRACE_DEFINE_ENUM(RPCRDMA_WQE_INLINE_HOW_PAGES);
+TRACE_DEFINE_ENUM(RPCRDMA_WQE_INLINE_HOW_UNPULLED);
 TRACE_DEFINE_ENUM(RPCRDMA_WQE_INLINE_HOW_LARGE);
 TRACE_DEFINE_ENUM(RPCRDMA_WQE_INLINE_HOW_SGE);
 
@@ -31,8 +34,10 @@ TRACE_DEFINE_ENUM(RPCRDMA_WQE_INLINE_HOW_SGE);
 	__print_symbolic(how,						\
 			 { RPCRDMA_WQE_INLINE_HOW_INLINE, "inline" },	\
 			 { RPCRDMA_WQE_INLINE_HOW_OFF, "off" },		\
+			 { RPCRDMA_WQE_INLINE_HOW_CHUNKS, "chunks" },	\
 			 { RPCRDMA_WQE_INLINE_HOW_CHAINED, "chained" },	\
 			 { RPCRDMA_WQE_INLINE_HOW_PAGES, "pages" },	\
+			 { RPCRDMA_WQE_INLINE_HOW_UNPULLED, "unpulled" },	\
 			 { RPCRDMA_WQE_INLINE_HOW_LARGE, "large" },	\
 			 { RPCRDMA_WQE_INLINE_HOW_SGE, "sge" })
 
@@ -87,25 +92,27 @@ TRACE_EVENT(rpcrdma_wqe_inline_granted,
 TRACE_EVENT(rpcrdma_wqe_inline_post,
 	    TP_PROTO(const struct rpcrdma_wqe_inline *wi,
 		     const struct ib_send_wr *send_wr,
-		     enum rpcrdma_wqe_inline_how how, u32 len),
-	    TP_ARGS(wi, send_wr, how, len),
+		     enum rpcrdma_wqe_inline_how how, u32 len, bool behind),
+	    TP_ARGS(wi, send_wr, how, len, behind),
 	    TP_STRUCT__entry(__field(const void *, wi)
 			     __field(int, side)
 			     __field(bool, inlined)
+			     __field(bool, behind)
 			     __field(int, how)
 			     __field(int, num_sge)
 			     __field(u32, len)),
 	    TP_fast_assign(__entry->wi = wi;
 			   __entry->side = wi->side;
 			   __entry->inlined = send_wr->send_flags & IB_SEND_INLINE;
+			   __entry->behind = behind;
 			   __entry->how = how;
 			   __entry->num_sge = send_wr->num_sge;
 			   __entry->len = len;),
-	    TP_printk("conn=%p side=%s %s how=%s num_sge=%d len=%u",
+	    TP_printk("conn=%p side=%s %s how=%s num_sge=%d len=%u behind=%d",
 		      __entry->wi, show_wqe_inline_side(__entry->side),
 		      __entry->inlined ? "inline" : "byref",
 		      show_wqe_inline_how(__entry->how),
-		      __entry->num_sge, __entry->len)
+		      __entry->num_sge, __entry->len, __entry->behind)
 );
 
 TRACE_EVENT(rpcrdma_wqe_inline_release,

@@ -263,13 +263,19 @@ static const char *rpcrdma_wqe_inline_side_name(enum rpcrdma_wqe_inline_side sid
 	return side == RPCRDMA_WQE_INLINE_SERVER ? "server" : "client";
 }
 
+/* What @side asks for: inline_size, and on the server no more than a
+ * Reply can use (one pulled-up SGE); on mlx5 every byte asked grows
+ * every send WQE
+ */
 static u32 rpcrdma_wqe_inline_want(enum rpcrdma_wqe_inline_side side)
 {
-	bool enabled = side == RPCRDMA_WQE_INLINE_SERVER ?
-		READ_ONCE(rpcrdma_wqe_inline_server) :
-		READ_ONCE(rpcrdma_wqe_inline_client);
+	u32 size = READ_ONCE(rpcrdma_wqe_inline_size);
 
-	return enabled ? READ_ONCE(rpcrdma_wqe_inline_size) : 0;
+	if (side == RPCRDMA_WQE_INLINE_CLIENT)
+		return READ_ONCE(rpcrdma_wqe_inline_client) ? size : 0;
+	if (!READ_ONCE(rpcrdma_wqe_inline_server))
+		return 0;
+	return min(size, RPCRDMA_WQE_INLINE_SERVER_MAX);
 }
 
 static int rpcrdma_wqe_inline_try(struct rpcrdma_wqe_inline *wi,
@@ -361,6 +367,7 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 	wi->reported = attr->cap.max_inline_data;
 	wi->max = rpcrdma_wqe_inline_usable(verdict.driver, size, wi->reported);
 	wi->no_inv = verdict.driver && verdict.driver->no_inv;
+	wi->behind_reg = verdict.behind_reg;
 	rpcrdma_wqe_inline_memo_set(id->device, want, size, wi->reported);
 
 out:
@@ -437,19 +444,21 @@ void rpcrdma_wqe_inline_release(struct rpcrdma_wqe_inline *wi)
  * @wi: the connection's inline state
  * @send_wr: the Send WR, with its sg_list and send_flags final
  * @how: inline, or why by reference
+ * @behind: other work goes ahead of it: the REG_MR WRs of a client Call
+ *	    chained in front of it, or a server Reply's chunk data
  *
  * Called immediately before ib_post_send(): the WR is not read after
  * it is posted. One counter update per Send: by @how and size class.
  */
 void rpcrdma_wqe_inline_posting(struct rpcrdma_wqe_inline *wi,
 				const struct ib_send_wr *send_wr,
-				enum rpcrdma_wqe_inline_how how)
+				enum rpcrdma_wqe_inline_how how, bool behind)
 {
 	u32 len = rpcrdma_wqe_inline_msg_len(send_wr->sg_list,
 					     send_wr->num_sge);
 
 	atomic_long_inc(&wi->sends[how][rpcrdma_wqe_inline_size_class(len)]);
-	trace_rpcrdma_wqe_inline_post(wi, send_wr, how, len);
+	trace_rpcrdma_wqe_inline_post(wi, send_wr, how, len, behind);
 }
 
 static struct dentry *rpcrdma_wqe_inline_debugfs;

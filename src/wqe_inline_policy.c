@@ -21,29 +21,37 @@
  */
 static const struct rpcrdma_wqe_inline_driver rpcrdma_wqe_inline_drivers[] = {
 	{ .driver_id = RDMA_DRIVER_MLX5, .name = "mlx5", .on = true,
+	  .behind_reg = true,
 	  .why = "copies inline data from sge.addr; size from its WQE size" },
 	{ .driver_id = RDMA_DRIVER_IRDMA, .name = "irdma", .on = true,
+	  .behind_reg = true,
 	  .limits = { 216, 101, 48 },
 	  .why = "copies inline data from sge.addr; 216/101/48 bytes by generation" },
 	{ .driver_id = RDMA_DRIVER_QEDR, .name = "qedr", .on = true,
+	  .behind_reg = true,
 	  .limits = { 256, 128 },
 	  .why = "copies inline data from sge.addr; 256 bytes (qed)" },
 	{ .driver_id = RDMA_DRIVER_OCRDMA, .name = "ocrdma", .on = true,
+	  .behind_reg = true,
 	  .limits = { 224, 96 },
 	  .why = "copies inline data from sge.addr; limit from the firmware" },
 	{ .driver_id = RDMA_DRIVER_CXGB4, .name = "cxgb4", .on = true,
+	  .behind_reg = true,
 	  .limits = { 280 },
 	  .why = "copies inline data from sge.addr; 280 bytes" },
 	{ .driver_id = RDMA_DRIVER_ERDMA, .name = "erdma", .on = true,
+	  .behind_reg = true,
 	  .limits = { 96 },
 	  .why = "copies inline data from sge.addr; 96 bytes" },
 	{ .driver_id = RPCRDMA_WQE_INLINE_DRIVER_IONIC, .name = "ionic",
-	  .on = true, .limits = { 224, 96, 32 },
+	  .on = true, .behind_reg = true, .limits = { 224, 96, 32 },
 	  .why = "copies inline data from sge.addr; limit from its WQE stride" },
 	{ .driver_id = RDMA_DRIVER_RXE, .name = "rxe", .on = true,
+	  .behind_reg = true,
 	  .limits = { 512 },
 	  .why = "copies inline data from sge.addr; up to 512 bytes" },
 	{ .driver_id = RDMA_DRIVER_SIW, .name = "siw", .on = true,
+	  .behind_reg = true,
 	  .limits = { 80 }, .no_inv = true,
 	  .why = "copies inline data from sge.addr; 80 bytes; no inline Send With Invalidate" },
 	{ .driver_id = RDMA_DRIVER_BNXT_RE, .name = "bnxt_re",
@@ -113,6 +121,8 @@ const char *rpcrdma_wqe_inline_driver_name(u32 driver_id, char *buf,
  * @v: filled with the verdict and its reason
  *
  * An override wins; then the table; a driver not in the table is off.
+ * Sends behind registrations in their post may go inline only where
+ * inline is on and the override or the table says so.
  */
 void rpcrdma_wqe_inline_decide(u32 driver_id,
 			       const struct rpcrdma_wqe_inline_overrides *ov,
@@ -125,16 +135,20 @@ void rpcrdma_wqe_inline_decide(u32 driver_id,
 		if (ov->entry[i].driver_id != driver_id)
 			continue;
 		v->on = ov->entry[i].on;
-		v->why = v->on ? "opted in by the inline_drivers parameter" :
-				 "opted out by the inline_drivers parameter";
+		v->behind_reg = v->on && ov->entry[i].behind_reg;
+		v->why = !v->on ? "opted out by the inline_drivers parameter" :
+			 v->behind_reg ? "opted in by the inline_drivers parameter" :
+			 "opted in by the inline_drivers parameter, Sends alone in their post only";
 		return;
 	}
 	if (v->driver) {
 		v->on = v->driver->on;
+		v->behind_reg = v->on && v->driver->behind_reg;
 		v->why = v->driver->why;
 		return;
 	}
 	v->on = false;
+	v->behind_reg = false;
 	v->why = "driver not audited; inline_drivers=ID:on opts it in";
 }
 
@@ -166,24 +180,29 @@ static int rpcrdma_wqe_inline_parse_driver(const char *name, int len,
 	return 0;
 }
 
-/* One "DRIVER:on" or "DRIVER:off" of @len bytes at @item, into @ov */
+/* The modes of the inline_drivers parameter, by what they allow: none,
+ * Sends alone in their post, and Sends behind registrations too
+ */
+static const char *const rpcrdma_wqe_inline_modes[] = { "off", "alone", "on" };
+
+/* One "DRIVER:MODE" of @len bytes at @item, into @ov */
 static int rpcrdma_wqe_inline_parse_item(const char *item, int len,
 					 struct rpcrdma_wqe_inline_overrides *ov)
 {
 	const char *colon = memchr(item, ':', len);
-	int name_len, ret;
+	int name_len, mode_len, mode, ret;
 	unsigned int i;
 	u32 driver_id;
-	bool on;
 
 	if (!colon)
 		return -EINVAL;
 	name_len = colon - item;
-	if (len - name_len - 1 == 2 && !strncmp(colon + 1, "on", 2))
-		on = true;
-	else if (len - name_len - 1 == 3 && !strncmp(colon + 1, "off", 3))
-		on = false;
-	else
+	mode_len = len - name_len - 1;
+	for (mode = ARRAY_SIZE(rpcrdma_wqe_inline_modes) - 1; mode >= 0; mode--)
+		if (strlen(rpcrdma_wqe_inline_modes[mode]) == (size_t)mode_len &&
+		    !strncmp(colon + 1, rpcrdma_wqe_inline_modes[mode], mode_len))
+			break;
+	if (mode < 0)
 		return -EINVAL;
 	ret = rpcrdma_wqe_inline_parse_driver(item, name_len, &driver_id);
 	if (ret)
@@ -196,14 +215,17 @@ static int rpcrdma_wqe_inline_parse_item(const char *item, int len,
 	if (i == ov->count)
 		ov->count++;
 	ov->entry[i].driver_id = driver_id;
-	ov->entry[i].on = on;
+	ov->entry[i].on = mode > 0;
+	ov->entry[i].behind_reg = mode > 1;
 	return 0;
 }
 
 /**
  * rpcrdma_wqe_inline_overrides_parse - parse the inline_drivers parameter
- * @val: "DRIVER:on|off[,DRIVER:on|off...]", DRIVER a name of the table
- *	 or a driver_id in decimal; empty (or a newline) for no override
+ * @val: "DRIVER:MODE[,DRIVER:MODE...]", DRIVER a name of the table or
+ *	 a driver_id in decimal, MODE on (inline, behind registrations
+ *	 too), alone (only Sends alone in their post) or off; empty (or a
+ *	 newline) for no override
  * @ov: filled with the overrides; a later entry for a driver wins
  * @bad: on error, set to the item that is wrong
  * @bad_len: on error, set to that item's length
@@ -241,7 +263,7 @@ int rpcrdma_wqe_inline_overrides_parse(const char *val,
 /**
  * rpcrdma_wqe_inline_overrides_print - the inline_drivers parameter's value
  * @ov: the overrides
- * @buf: where to write "DRIVER:on|off[,...]", NUL-terminated
+ * @buf: where to write "DRIVER:on|alone|off[,...]", NUL-terminated
  * @len: size of @buf
  *
  * Return: the number of characters written, not counting the NUL.
@@ -260,7 +282,8 @@ int rpcrdma_wqe_inline_overrides_print(const struct rpcrdma_wqe_inline_overrides
 		n += snprintf(buf + n, len - n, "%s%s:%s", i ? "," : "",
 			      rpcrdma_wqe_inline_driver_name(ov->entry[i].driver_id,
 							     num, sizeof(num)),
-			      ov->entry[i].on ? "on" : "off");
+			      rpcrdma_wqe_inline_modes[ov->entry[i].on +
+						       ov->entry[i].behind_reg]);
 	}
 	return n < len ? n : len - 1;
 }
@@ -455,11 +478,40 @@ enum rpcrdma_wqe_inline_how rpcrdma_wqe_inline_how_of(int mapped)
 	return RPCRDMA_WQE_INLINE_HOW_SGE;
 }
 
+/**
+ * rpcrdma_wqe_inline_chain_ok - the eligibility rule for a Send's chain
+ * @post_wr: the first WR of the ib_post_send() that posts the Send
+ * @send_wr: the Send WR, the last of that chain
+ * @behind_reg: the driver builds an inline Send the same behind
+ *		IB_WR_REG_MR WRs (rpcrdma_wqe_inline_verdict.behind_reg)
+ *
+ * A Send alone in its post may go inline. So may one behind nothing but
+ * memory registrations, where @behind_reg allows it: a REG_MR carries
+ * no payload, and the HCA would still DMA-read the Send right after it.
+ * Any other WR ahead of it (chunk data) keeps it by reference.
+ *
+ * Return: true when the chain allows @send_wr to go inline; false when
+ * another WR is ahead of it, or @send_wr is not in the chain at all.
+ */
+bool rpcrdma_wqe_inline_chain_ok(const struct ib_send_wr *post_wr,
+				 const struct ib_send_wr *send_wr,
+				 bool behind_reg)
+{
+	const struct ib_send_wr *wr;
+
+	for (wr = post_wr; wr && wr != send_wr; wr = wr->next)
+		if (!behind_reg || wr->opcode != IB_WR_REG_MR)
+			return false;
+	return wr == send_wr;
+}
+
 static const char *const rpcrdma_wqe_inline_how_names[] = {
 	[RPCRDMA_WQE_INLINE_HOW_INLINE]		= "inline",
 	[RPCRDMA_WQE_INLINE_HOW_OFF]		= "off",
+	[RPCRDMA_WQE_INLINE_HOW_CHUNKS]		= "chunks",
 	[RPCRDMA_WQE_INLINE_HOW_CHAINED]	= "chained",
 	[RPCRDMA_WQE_INLINE_HOW_PAGES]		= "pages",
+	[RPCRDMA_WQE_INLINE_HOW_UNPULLED]	= "unpulled",
 	[RPCRDMA_WQE_INLINE_HOW_LARGE]		= "large",
 	[RPCRDMA_WQE_INLINE_HOW_SGE]		= "sge",
 };
@@ -471,8 +523,8 @@ static_assert(ARRAY_SIZE(rpcrdma_wqe_inline_how_names) ==
  * rpcrdma_wqe_inline_how_name - the name debugfs and the tracepoint give @how
  * @how: how a Send was posted
  *
- * Return: "inline", or the reason by reference: "off", "chained",
- * "pages", "large" or "sge".
+ * Return: "inline", or the reason by reference: "off", "chunks",
+ * "chained", "pages", "unpulled", "large" or "sge".
  */
 const char *rpcrdma_wqe_inline_how_name(enum rpcrdma_wqe_inline_how how)
 {

@@ -7,6 +7,9 @@
 
 #include "rpcrdma_wqe_inline.h"
 
+/* A Reply is pulled up into one SGE only below this size */
+static_assert(RPCRDMA_WQE_INLINE_SERVER_MAX + 1 == RPCRDMA_PULLUP_THRESH);
+
 /* The eligibility rule on a Reply: its SGEs in the header buffer @buf */
 static int svc_map(struct svc_rdma_send_ctxt *ctxt,
 		   const struct rpcrdma_wqe_inline_buf *buf, u32 max)
@@ -21,18 +24,20 @@ static int svc_map(struct svc_rdma_send_ctxt *ctxt,
  * @rdma: the connection
  * @ctxt: the send context, about to be posted
  * @alone: the Send WR is the only WR of its ib_post_send(), and no
- *	   chunk data was written for this Reply
+ *	   chunk data was written for this Reply before it
  *
  * Called immediately before ib_post_send(), after the transport header
  * buffer was synced through ctxt->sc_sges[0], which keeps its DMA
  * address. The Send goes inline when the connection has inline data
  * (for Send With Invalidate too, unless the driver cannot inline it:
- * siw), it is @alone, the whole message is in the transport header
- * buffer, and it fits in what the QP was granted; the inline SGE then
- * carries the buffer's kernel virtual address. Otherwise it is counted
- * by reference under the first of those that failed (off, chained,
- * pages, large). sg_list and send_flags are set afresh on every post:
- * the context is reused, and must not be touched once posted.
+ * siw), it is @alone (a Reply behind its own chunk data goes by
+ * reference: the design found no gain there), the whole message was
+ * pulled up into the transport header buffer (below 512 bytes), and it
+ * fits in what the QP was granted; the inline SGE then carries the
+ * buffer's kernel virtual address. Otherwise it is counted by reference
+ * under the first of those that failed (off, chunks, unpulled, large).
+ * sg_list and send_flags are set afresh on every post: the context is
+ * reused, and must not be touched once posted.
  */
 void rpcrdma_wqe_inline_svc_prepare(struct svcxprt_rdma *rdma,
 				    struct svc_rdma_send_ctxt *ctxt,
@@ -52,14 +57,16 @@ void rpcrdma_wqe_inline_svc_prepare(struct svcxprt_rdma *rdma,
 	if (!wi->max || (send_wr->opcode != IB_WR_SEND && wi->no_inv))
 		how = RPCRDMA_WQE_INLINE_HOW_OFF;
 	else if (!alone)
-		how = RPCRDMA_WQE_INLINE_HOW_CHAINED;
+		how = RPCRDMA_WQE_INLINE_HOW_CHUNKS;
+	else if (send_wr->num_sge > 1)
+		how = RPCRDMA_WQE_INLINE_HOW_UNPULLED;
 	else
 		how = rpcrdma_wqe_inline_how_of(svc_map(ctxt, &buf, wi->max));
 	if (how == RPCRDMA_WQE_INLINE_HOW_INLINE) {
 		send_wr->sg_list = &ctxt->sc_wqe_inline_sge;
 		send_wr->send_flags |= IB_SEND_INLINE;
 	}
-	rpcrdma_wqe_inline_posting(wi, send_wr, how);
+	rpcrdma_wqe_inline_posting(wi, send_wr, how, !alone);
 }
 
 /**

@@ -24,10 +24,14 @@ static void rpcrdma_wqe_inline_regbuf(struct rpcrdma_regbuf *rb,
  * rpcrdma_wqe_inline_xprt_prepare - choose how a client Call is posted
  * @ep: the connection's endpoint
  * @req: the Call, about to be posted
- * @alone: its Send WR is the only WR of its ib_post_send()
+ * @post_wr: the first WR of its ib_post_send(): the Send WR itself, or
+ *	     the first of the REG_MR WRs that frwr_send() chained in front
+ *	     of it
  *
  * Called immediately before ib_post_send(). The Call goes inline when
- * the connection has inline data, it is @alone, no SGE points into a
+ * the connection has inline data, nothing but memory registrations is
+ * chained ahead of it (and the driver builds an inline Send the same
+ * behind them, wi->behind_reg) or it is alone, no SGE points into a
  * mapped page (sc_unmap_count is zero, so every SGE lies in the
  * transport header buffer rl_rdmabuf or the pulled-up message in
  * rl_sendbuf), and it fits in what the QP was granted; the inline SGEs
@@ -37,7 +41,8 @@ static void rpcrdma_wqe_inline_regbuf(struct rpcrdma_regbuf *rb,
  * send_flags are set afresh on every post: rl_wr persists between Calls.
  */
 void rpcrdma_wqe_inline_xprt_prepare(struct rpcrdma_ep *ep,
-				     struct rpcrdma_req *req, bool alone)
+				     struct rpcrdma_req *req,
+				     const struct ib_send_wr *post_wr)
 {
 	struct rpcrdma_wqe_inline *wi = &ep->re_wqe_inline;
 	struct rpcrdma_sendctx *sc = req->rl_sendctx;
@@ -50,7 +55,8 @@ void rpcrdma_wqe_inline_xprt_prepare(struct rpcrdma_ep *ep,
 	send_wr->send_flags &= ~IB_SEND_INLINE;
 	if (!wi->max) {
 		how = RPCRDMA_WQE_INLINE_HOW_OFF;
-	} else if (!alone) {
+	} else if (!rpcrdma_wqe_inline_chain_ok(post_wr, send_wr,
+						wi->behind_reg)) {
 		how = RPCRDMA_WQE_INLINE_HOW_CHAINED;
 	} else if (sc->sc_unmap_count) {
 		/* Some of the message is in pages mapped for this Send */
@@ -70,5 +76,5 @@ void rpcrdma_wqe_inline_xprt_prepare(struct rpcrdma_ep *ep,
 		send_wr->sg_list = req->rl_wqe_inline_sge;
 		send_wr->send_flags |= IB_SEND_INLINE;
 	}
-	rpcrdma_wqe_inline_posting(wi, send_wr, how);
+	rpcrdma_wqe_inline_posting(wi, send_wr, how, post_wr != send_wr);
 }

@@ -221,6 +221,84 @@ static void test_decide(void)
 	      "a driver the overrides do not name keeps the table's verdict");
 }
 
+/* Sends behind their registrations: a bit of the table, per driver, that
+ * the inline_drivers modes on, alone and off override
+ */
+static void test_decide_behind_reg(void)
+{
+	static const u32 shown[] = {
+		RDMA_DRIVER_MLX5, RDMA_DRIVER_IRDMA, RDMA_DRIVER_QEDR,
+		RDMA_DRIVER_OCRDMA, RDMA_DRIVER_CXGB4, RDMA_DRIVER_ERDMA,
+		RPCRDMA_WQE_INLINE_DRIVER_IONIC, RDMA_DRIVER_RXE, RDMA_DRIVER_SIW,
+	};
+	struct rpcrdma_wqe_inline_overrides none = { 0 }, ov;
+	struct rpcrdma_wqe_inline_verdict v;
+	unsigned int i, bad = 0;
+	u32 id;
+
+	for (i = 0; i < ARRAY_SIZE(shown); i++) {
+		rpcrdma_wqe_inline_decide(shown[i], &none, &v);
+		bad += !v.on || !v.behind_reg;
+	}
+	check_eq(bad, 0, "every driver whose audit shows it: inline behind registrations");
+	for (id = 0, bad = 0; id < 64; id++) {
+		const struct rpcrdma_wqe_inline_driver *d = DRV(id);
+
+		rpcrdma_wqe_inline_decide(id, &none, &v);
+		bad += (d && d->behind_reg && !d->on) || (v.behind_reg && !v.on);
+	}
+	check_eq(bad, 0, "behind registrations only where inline is on");
+	rpcrdma_wqe_inline_decide(RDMA_DRIVER_BNXT_RE, &none, &v);
+	check(!v.behind_reg, "bnxt_re: not behind registrations either");
+	rpcrdma_wqe_inline_decide(99, &none, &v);
+	check(!v.behind_reg, "a driver not in the table: not behind registrations");
+
+	rpcrdma_wqe_inline_overrides_parse("rxe:alone,99:on,mlx4:alone,mlx5:off",
+					   &ov, NULL, NULL);
+	rpcrdma_wqe_inline_decide(RDMA_DRIVER_RXE, &ov, &v);
+	check(v.on && !v.behind_reg && strstr(v.why, "alone in their post"),
+	      "rxe:alone: inline, but only Sends alone in their post");
+	rpcrdma_wqe_inline_decide(99, &ov, &v);
+	check(v.on && v.behind_reg,
+	      "an unaudited driver opted in with on: behind registrations too, as asked");
+	rpcrdma_wqe_inline_decide(RDMA_DRIVER_MLX4, &ov, &v);
+	check(v.on && !v.behind_reg, "mlx4:alone: on, alone only");
+	rpcrdma_wqe_inline_decide(RDMA_DRIVER_MLX5, &ov, &v);
+	check(!v.on && !v.behind_reg, "mlx5:off: neither");
+}
+
+/* Which chains let their Send go inline: alone, or behind nothing but
+ * REG_MR WRs where the driver allows it
+ */
+static void test_chain(void)
+{
+	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct ib_send_wr reg2 = { .next = &send, .opcode = IB_WR_REG_MR };
+	struct ib_send_wr reg1 = { .next = &reg2, .opcode = IB_WR_REG_MR };
+	struct ib_send_wr write = { .next = &send, .opcode = IB_WR_RDMA_WRITE };
+	struct ib_send_wr reg_write = { .next = &write, .opcode = IB_WR_REG_MR };
+	struct ib_send_wr inv = { .next = &send, .opcode = IB_WR_LOCAL_INV };
+	struct ib_send_wr other = { .opcode = IB_WR_SEND };
+
+	check(rpcrdma_wqe_inline_chain_ok(&send, &send, false) &&
+	      rpcrdma_wqe_inline_chain_ok(&send, &send, true),
+	      "a Send alone in its post: allowed, with or without behind_reg");
+	check(rpcrdma_wqe_inline_chain_ok(&reg2, &send, true),
+	      "behind one REG_MR, behind_reg: allowed");
+	check(rpcrdma_wqe_inline_chain_ok(&reg1, &send, true),
+	      "behind two REG_MRs, behind_reg: allowed");
+	check(!rpcrdma_wqe_inline_chain_ok(&reg1, &send, false),
+	      "behind REG_MRs on a driver without behind_reg: chained");
+	check(!rpcrdma_wqe_inline_chain_ok(&write, &send, true),
+	      "behind an RDMA Write (chunk data): chained");
+	check(!rpcrdma_wqe_inline_chain_ok(&reg_write, &send, true),
+	      "behind a REG_MR and an RDMA Write: chained");
+	check(!rpcrdma_wqe_inline_chain_ok(&inv, &send, true),
+	      "behind a LOCAL_INV (never chained by xprtrdma): chained");
+	check(!rpcrdma_wqe_inline_chain_ok(&reg1, &other, true),
+	      "a Send that is not in the chain: never inline");
+}
+
 /* Parse @val and print it back: the canonical form, or "ERR n at 'item'" */
 static const char *roundtrip(const char *val)
 {
@@ -253,6 +331,11 @@ static void test_parse(void)
 		{ "99:on", "99:on" },
 		{ "0:on", "0:on" },
 		{ "rxe:on,rxe:off", "rxe:off" },
+		{ "rxe:alone", "rxe:alone" },
+		{ "mlx5:alone,99:on,rxe:off", "mlx5:alone,99:on,rxe:off" },
+		{ "rxe:alone,rxe:on", "rxe:on" },
+		{ "rxe:alon", "ERR -22 at 'rxe:alon'" },
+		{ "rxe:alonex", "ERR -22 at 'rxe:alonex'" },
 		{ "rxe:on,siw:off,rxe:off", "rxe:off,siw:off" },
 		{ "foo:on", "ERR -22 at 'foo:on'" },
 		{ "rxe:yes", "ERR -22 at 'rxe:yes'" },
@@ -483,6 +566,8 @@ static void test_how(void)
 	check_eq(rpcrdma_wqe_inline_how_of(-EINVAL), RPCRDMA_WQE_INLINE_HOW_SGE,
 		 "-EINVAL: sge");
 	check(!strcmp(rpcrdma_wqe_inline_how_name(RPCRDMA_WQE_INLINE_HOW_CHAINED), "chained") &&
+	      !strcmp(rpcrdma_wqe_inline_how_name(RPCRDMA_WQE_INLINE_HOW_CHUNKS), "chunks") &&
+	      !strcmp(rpcrdma_wqe_inline_how_name(RPCRDMA_WQE_INLINE_HOW_UNPULLED), "unpulled") &&
 	      !strcmp(rpcrdma_wqe_inline_how_name(RPCRDMA_WQE_INLINE_HOW_OFF), "off") &&
 	      !strcmp(rpcrdma_wqe_inline_how_name(RPCRDMA_WQE_INLINE_HOW_NR), "?"),
 	      "how names, and '?' out of range");
@@ -509,6 +594,8 @@ int main(void)
 	test_driver_table();
 	test_table_sane();
 	test_decide();
+	test_decide_behind_reg();
+	test_chain();
 	test_parse();
 	test_sequences();
 	test_how();
