@@ -56,9 +56,9 @@ command_of() {
 	# each costs minutes under TCG, and they exercise our code, not the
 	# kernel's (split so that no guest runs long after the others); the
 	# per-driver policy on every kernel
-	guest-6.1) echo "env GUEST_MEASURE=1 GUEST_PHASES=install,integrity,server,negotiation,drivers,client,sizes,revert $here/test-guest.sh 6.1" ;;
-	guest-6.12+deb13) echo "env GUEST_PHASES=install,integrity,server,drivers,client,bench,revert $here/test-guest.sh 6.12+deb13" ;;
-	guest-*) echo "env GUEST_PHASES=install,integrity,server,drivers,client,revert $here/test-guest.sh ${1#guest-}" ;;
+	guest-6.1) echo "env GUEST_MEASURE=1 GUEST_PHASES=install,integrity,datapath,server,negotiation,drivers,client,sizes,revert $here/test-guest.sh 6.1" ;;
+	guest-6.12+deb13) echo "env GUEST_PHASES=install,integrity,datapath,server,drivers,client,bench,revert $here/test-guest.sh 6.12+deb13" ;;
+	guest-*) echo "env GUEST_PHASES=install,integrity,datapath,server,drivers,client,revert $here/test-guest.sh ${1#guest-}" ;;
 	# Faults with ours, then the same with the stock module after revert
 	faults-*) echo "env GUEST_TAG=faults GUEST_PHASES=install,faults,revert,faults $here/test-guest.sh ${1#faults-}" ;;
 	# The debug kernel (built on first use, tests/vm/build-debug-kernel.sh):

@@ -79,7 +79,7 @@ conn_field() {
 conn_sums_agree() {
 	conn_line "$1" | awk '{
 		for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		why = v["chained"] + v["off"] + v["pages"] + v["large"] + v["sge"]
+		why = v["chunks"] + v["chained"] + v["off"] + v["pages"] + v["unpulled"] + v["large"] + v["sge"]
 		size = v["le64"] + v["le128"] + v["le256"] + v["le512"] + v["le1024"] + v["gt1024"]
 		ok = v["byref"] != "" && why == v["byref"] && size == v["inline"] + v["byref"]
 		if (!ok) print "# byref=" v["byref"] " reasons=" why " inline+byref=" v["inline"] + v["byref"] " sizes=" size
@@ -150,15 +150,16 @@ conns_gone() {
 	return 1
 }
 
-# Count each post of SIDE, inline or not, in a tracepoint histogram
+# Count each post of SIDE, inline or not, behind other work or not, in a
+# tracepoint histogram
 HIST=/sys/kernel/tracing/events/rpcrdma_inline/rpcrdma_wqe_inline_post
 hist_start() {
-	echo 'hist:keys=side,inlined' >>"$HIST/trigger"
+	echo 'hist:keys=side,inlined,behind' >>"$HIST/trigger"
 	HIST_ON=1
 }
 
 hist_stop() {
-	echo '!hist:keys=side,inlined' >>"$HIST/trigger" 2>/dev/null || true
+	echo '!hist:keys=side,inlined,behind' >>"$HIST/trigger" 2>/dev/null || true
 	HIST_ON=0
 }
 
@@ -171,7 +172,8 @@ GUEST_MODULES=/src/build/guest-modules/$(uname -r)
 export GUEST_MODULES
 
 # All Send counts at once: ours per side (debugfs), the tracepoint's, and
-# the driver's. NFS keeps posting now and then (v4.1 lease renewals): the
+# the driver's; then the client Calls behind REG_MRs, inline and by
+# reference, as the tracepoint and the driver counted them. NFS keeps posting now and then (v4.1 lease renewals): the
 # files are read by one awk, back to back, and read again until one
 # reading has them agree (the driver with the sum of both sides, and the
 # tracepoint with each side when its histogram is on); a systematic
@@ -188,21 +190,23 @@ counts_settled() {
 	echo "$r"
 }
 
-# counts_agree ours SI SB CI CB trace TSI TSB TCI TCB driver DI DB
+# counts_agree ours SI SB CI CB trace TSI TSB TCI TCB driver DI DB reg TRI TRB DRI DRB
 counts_agree() {
 	[ "${12}" = $(($2 + $4)) ] && [ "${13}" = $(($3 + $5)) ] || return 1
 	[ "${HIST_ON:-0}" = 1 ] || return 0
-	[ "$7 $8 $9 ${10}" = "$2 $3 $4 $5" ]
+	[ "$7 $8 $9 ${10}" = "$2 $3 $4 $5" ] && [ "${15} ${16}" = "${17} ${18}" ]
 }
 
 all_counts() {
 	local drv=/sys/module/inline_limit/parameters f files=()
-	for f in "$CONNS" "$HIST/hist" "$drv/sends_inline" "$drv/sends_byref"; do
+	for f in "$CONNS" "$HIST/hist" "$drv/sends_inline" "$drv/sends_byref" \
+		"$drv/sends_reg_inline" "$drv/sends_reg_byref"; do
 		if [ -r "$f" ]; then files+=("$f"); fi
 	done
-	# "ours SI SB CI CB trace TSI TSB TCI TCB driver DI DB"; a file that
-	# is not there reads as "-"
-	awk -v conns="$CONNS" -v hist="$HIST/hist" -v din="$drv/sends_inline" -v dbr="$drv/sends_byref" '
+	# "ours SI SB CI CB trace TSI TSB TCI TCB driver DI DB reg TRI TRB DRI
+	# DRB"; a file that is not there reads as "-"
+	awk -v conns="$CONNS" -v hist="$HIST/hist" -v din="$drv/sends_inline" -v dbr="$drv/sends_byref" \
+		-v drin="$drv/sends_reg_inline" -v drbr="$drv/sends_reg_byref" '
 		function get(k,   f) {
 			for (f = 2; f <= NF; f++)
 				if (index($f, k "=") == 1) return substr($f, length(k) + 2)
@@ -212,21 +216,26 @@ all_counts() {
 			side[$1] = 1; c[$1, "inline"] = get("inline"); c[$1, "byref"] = get("byref")
 		}
 		FILENAME == hist && /^\{/ {
-			gsub(/[{},:]/, " "); n = 0
+			gsub(/[{},:]/, " "); n = 0; bh = 0
 			for (f = 1; f <= NF; f++) {
 				if ($f == "side") sd = $(f + 1)
 				if ($f == "inlined") inl = $(f + 1)
+				if ($f == "behind") bh = $(f + 1)
 				if ($f == "hitcount") n = $(f + 1)
 			}
 			t[sd, inl] += n
+			tb[sd, inl, bh] += n
 		}
 		FILENAME == din { d_in = $1 }
 		FILENAME == dbr { d_br = $1 }
+		FILENAME == drin { dr_in = $1 }
+		FILENAME == drbr { dr_br = $1 }
 		function v(x) { return x == "" ? "-" : x }
 		END {
 			print "ours", v(c["server", "inline"]), v(c["server", "byref"]),
 				v(c["client", "inline"]), v(c["client", "byref"]),
 				"trace", t[0, 1] + 0, t[0, 0] + 0, t[1, 1] + 0, t[1, 0] + 0,
-				"driver", v(d_in), v(d_br)
+				"driver", v(d_in), v(d_br),
+				"reg", tb[1, 1, 1] + 0, tb[1, 0, 1] + 0, v(dr_in), v(dr_br)
 		}' "${files[@]}" /dev/null
 }

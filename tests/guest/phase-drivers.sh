@@ -72,10 +72,20 @@ while read -r name id limit zero override policy first asked max attempts; do
 	check "$name: the largest inline size the driver was asked is $first" \
 		test "$(drv_param max_asked)" = "$first"
 	check "$name: data compares equal" data_roundtrip /mnt 1
-	read -r _ s_in s_br c_in c_br _ _ _ _ _ _ d_in d_br <<<"$(counts_settled)"
+	read -r _ s_in s_br c_in c_br _ _ _ _ _ _ d_in d_br _ <<<"$(counts_settled)"
 	log "$name: Sends: server $s_in/$s_br, client $c_in/$c_br (inline/byref); driver $d_in/$d_br; why: $(dev_field why)"
 	check "$name: the driver saw the Sends our counters report" \
 		test "$d_in $d_br" = "$((s_in + c_in)) $((s_br + c_br))"
+	reg_in=$(drv_param sends_reg_inline) reg_br=$(drv_param sends_reg_byref)
+	log "$name: Calls behind a REG_MR: driver $reg_in inline, $reg_br by reference"
+	if [ "$max" = 0 ]; then
+		check "$name: the driver saw no Call behind a REG_MR inline" test "$reg_in" = 0
+	elif [ "$max" -ge 200 ]; then
+		# data_roundtrip's 1 MiB: 256 WRITE and 256 READ Calls, each
+		# behind the REG_MR of its chunk
+		check "$name: the driver saw the Calls behind REG_MRs inline ($reg_in of $((reg_in + reg_br)))" \
+			test "$reg_in" -ge 256
+	fi
 	if [ "$max" = 0 ]; then
 		check "$name: the driver saw no inline Send" test "$d_in" = 0
 		check "$name: every Send by reference is counted as 'off'" \

@@ -2,11 +2,12 @@
 # shellcheck shell=bash
 # Phase of the in-guest suite (sourced by suite.sh): NFSv3 and NFSv4.1 over
 # soft RoCE with rpcrdma-inline at inline_size=256. Per version: GETATTR
-# Replies (v3; v4.1's exceed 256 bytes) and Calls, WRITE Replies and small
-# WRITE Calls go inline; READ
-# Replies (after their data) and 4 KiB WRITE Calls (REG_MR chained in
-# front) by reference; then the integrity workload. The debugfs counters
-# must agree with the tracepoint and with the Sends the driver saw.
+# Replies (v3; v4.1's exceed 256 bytes) and Calls, WRITE Replies, small
+# WRITE Calls and 4 KiB WRITE Calls (behind the REG_MR of their Read
+# chunk) go inline; READ Replies (after their data) by reference, as
+# "chunks"; then the integrity workload. The debugfs counters must agree
+# with the tracepoint and with the Sends the driver saw, and the
+# tracepoint's Calls behind registrations with the driver's.
 
 # The workload's size: smaller on the debug kernel, which moves tens of
 # KiB/s under TCG
@@ -15,6 +16,10 @@ INTEGRITY_FILES=${INTEGRITY_FILES:-200}
 
 delta() { # SIDE KEY BEFORE: the counter's growth since BEFORE
 	echo $(($(conn_field "$1" "$2") - $3))
+}
+
+reg_sends() { # inline|byref: the driver's Sends behind a REG_MR
+	cat "/sys/module/inline_limit/parameters/sends_reg_$1"
 }
 
 for vers in 3 4.1; do
@@ -45,18 +50,20 @@ for vers in 3 4.1; do
 	fi
 
 	si=$(conn_field server inline) ci=$(conn_field client inline) cb=$(conn_field client byref)
-	cc=$(conn_field client chained)
+	ri=$(reg_sends inline) rb=$(reg_sends byref)
 	dd if=/tmp/w of=/mnt/w bs=4k count=16 oflag=direct status=none
-	log "vers=$vers: 16 4-KiB WRITEs: server +$(delta server inline "$si") inline, client +$(delta client byref "$cb") byref, +$(delta client chained "$cc") chained"
+	log "vers=$vers: 16 4-KiB WRITEs: server +$(delta server inline "$si") inline, client +$(delta client inline "$ci") inline +$(delta client byref "$cb") byref; the driver's Sends behind a REG_MR: +$(($(reg_sends inline) - ri)) inline +$(($(reg_sends byref) - rb)) byref"
 	check "vers=$vers: WRITE Replies went inline" test "$(delta server inline "$si")" -ge 16
-	check "vers=$vers: 4 KiB WRITE Calls (REG_MR chained) went by reference" test "$(delta client byref "$cb")" -ge 16
-	check "vers=$vers: ... counted as chained" test "$(delta client chained "$cc")" -ge 16
+	check "vers=$vers: 4 KiB WRITE Calls went inline" test "$(delta client inline "$ci")" -ge 16
+	check "vers=$vers: ... the driver saw 16 of them behind a REG_MR, with IB_SEND_INLINE" \
+		test $(($(reg_sends inline) - ri)) -ge 16
+	check "vers=$vers: ... and none behind a REG_MR without it" test "$(reg_sends byref)" = "$rb"
 
-	sb=$(conn_field server byref) sc=$(conn_field server chained)
+	sb=$(conn_field server byref) sc=$(conn_field server chunks)
 	dd if=/mnt/w of=/tmp/r bs=4k count=16 iflag=direct status=none
-	log "vers=$vers: 16 4-KiB READs: server +$(delta server byref "$sb") byref, +$(delta server chained "$sc") chained"
+	log "vers=$vers: 16 4-KiB READs: server +$(delta server byref "$sb") byref, +$(delta server chunks "$sc") chunks"
 	check "vers=$vers: READ Replies, after their data, went by reference" test "$(delta server byref "$sb")" -ge 16
-	check "vers=$vers: ... counted as chained" test "$(delta server chained "$sc")" -ge 16
+	check "vers=$vers: ... counted as behind chunk data (chunks)" test "$(delta server chunks "$sc")" -ge 16
 	check "vers=$vers: 4 KiB blocks read back equal" cmp -n 65536 /tmp/w /tmp/r
 
 	ci=$(conn_field client inline)
@@ -69,7 +76,7 @@ for vers in 3 4.1; do
 
 	check "vers=$vers: integrity workload ($INTEGRITY_MIB MiB, $INTEGRITY_FILES files) compares equal" \
 		integrity_workload /mnt /export "$INTEGRITY_MIB" "$INTEGRITY_FILES"
-	read -r _ s_in s_br c_in c_br _ t_sin t_sbr t_cin t_cbr _ d_in d_br <<<"$(counts_settled)"
+	read -r _ s_in s_br c_in c_br _ t_sin t_sbr t_cin t_cbr _ d_in d_br _ tr_in tr_br dr_in dr_br <<<"$(counts_settled)"
 	log "vers=$vers: Sends in all: server $s_in inline, $s_br by reference; client $c_in inline, $c_br by reference"
 	log "vers=$vers: tracepoint: server $t_sin/$t_sbr, client $t_cin/$t_cbr; driver: $d_in inline, $d_br by reference"
 	check "vers=$vers: the tracepoint agrees with the server's counters" \
@@ -78,6 +85,9 @@ for vers in 3 4.1; do
 		test "$t_cin $t_cbr" = "$c_in $c_br"
 	check "vers=$vers: the driver saw as many inline Sends" test "$d_in" = $((s_in + c_in))
 	check "vers=$vers: the driver saw as many Sends by reference" test "$d_br" = $((s_br + c_br))
+	log "vers=$vers: Calls behind REG_MRs: tracepoint $tr_in inline, $tr_br by reference; driver $dr_in, $dr_br"
+	check "vers=$vers: the driver saw the Calls behind REG_MRs that the tracepoint did" \
+		test "$dr_in $dr_br" = "$tr_in $tr_br"
 	for side in server client; do
 		log "vers=$vers: $side: $(conn_line "$side" | cut -d' ' -f8-)"
 		check "vers=$vers: $side: Sends by reason and by size add up" conn_sums_agree "$side"

@@ -27,7 +27,7 @@ while read -r name limit report asked granted attempts; do
 	if [ "$granted" = 0 ]; then
 		check "$name: no inline Send" test "$(driver_sends inline)" = 0
 	fi
-	read -r _ s_in s_br c_in c_br _ _ _ _ _ _ d_in d_br <<<"$(counts_settled)"
+	read -r _ s_in s_br c_in c_br _ _ _ _ _ _ d_in d_br _ <<<"$(counts_settled)"
 	log "$name: Sends: server $s_in/$s_br, client $c_in/$c_br (inline/byref); driver $d_in/$d_br"
 	check "$name: the driver saw the Sends our counters report" \
 		test "$d_in $d_br" = "$((s_in + c_in)) $((s_br + c_br))"

@@ -19,7 +19,7 @@ check "inline_size=0: one QP creation each" \
 check "inline_size=0: integrity workload (2 MiB, 50 files) compares equal" integrity_workload /mnt /export 2 50
 check "inline_size=0: no inline Send on either side" \
 	test "$(conn_field server inline) $(conn_field client inline)" = "0 0"
-read -r _ _ s_br _ c_br _ _ _ _ _ _ d_in d_br <<<"$(counts_settled)"
+read -r _ _ s_br _ c_br _ _ _ _ _ _ d_in d_br _ <<<"$(counts_settled)"
 check "inline_size=0: the driver saw no inline Send" test "$d_in" = 0
 check "inline_size=0: the driver saw every Send by reference ($d_br)" test "$d_br" = $((s_br + c_br))
 

@@ -27,8 +27,8 @@ sizes_collect() {
 		}
 		seen[how] = 1
 	} END {
-		split("inline off chained pages large sge", hows, " ")
-		for (h = 1; h <= 6; h++)
+		split("inline off chunks chained pages unpulled large sge", hows, " ")
+		for (h = 1; h <= 8; h++)
 			print hows[h], n[hows[h], "le64"] + 0, n[hows[h], "le128"] + 0, n[hows[h], "le256"] + 0,
 				n[hows[h], "le512"] + 0, n[hows[h], "le1024"] + 0, n[hows[h], "gt1024"] + 0
 	}' "$SENDS" >>"$table"
@@ -58,8 +58,8 @@ sizes_print() {
 		print "# sizes: " title
 		print "# sizes: | how | <=64 | <=128 | <=256 | <=512 | <=1024 | >1024 | all |"
 		print "# sizes: |---|---:|---:|---:|---:|---:|---:|---:|"
-		split("inline off chained pages large sge", hows, " ")
-		for (h = 1; h <= 6; h++) {
+		split("inline off chunks chained pages unpulled large sge", hows, " ")
+		for (h = 1; h <= 8; h++) {
 			s = 0; line = ""
 			for (c = 2; c <= 7; c++) { line = line " | " t[hows[h], c]; s += t[hows[h], c] }
 			print "# sizes: | " hows[h] line " | " s " |"

@@ -4,7 +4,12 @@
  * limit and driver (ib_device_ops::driver_id), without
  * rebuilding the kernel, and count the Send
  * WRs posted to its RC QPs with and without IB_SEND_INLINE, as the driver
- * sees them (parameters sends_inline and sends_byref).
+ * sees them (parameters sends_inline and sends_byref), and of those the
+ * ones with an IB_WR_REG_MR ahead of them in their chain (sends_reg_inline
+ * and sends_reg_byref: a client Call with registered chunks). With
+ * byref_delay_ns=D (writable at run time) every Send WR posted by
+ * reference costs D ns of busy waiting in the post, as the PCIe read of
+ * its message would on a real HCA; an inline Send costs nothing.
  *
  *   insmod inline_limit.ko netdev=dummy0 limit=101 driver_id=9
  *
@@ -23,6 +28,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/netdevice.h>
@@ -72,6 +78,18 @@ static atomic_t sends_byref = ATOMIC_INIT(0);
 module_param_named(sends_byref, sends_byref.counter, int, 0444);
 MODULE_PARM_DESC(sends_byref, "Send WRs posted without IB_SEND_INLINE");
 
+static atomic_t sends_reg_inline = ATOMIC_INIT(0);
+module_param_named(sends_reg_inline, sends_reg_inline.counter, int, 0444);
+MODULE_PARM_DESC(sends_reg_inline, "Send WRs with IB_SEND_INLINE behind an IB_WR_REG_MR in their chain");
+
+static atomic_t sends_reg_byref = ATOMIC_INIT(0);
+module_param_named(sends_reg_byref, sends_reg_byref.counter, int, 0444);
+MODULE_PARM_DESC(sends_reg_byref, "Send WRs without IB_SEND_INLINE behind an IB_WR_REG_MR in their chain");
+
+static unsigned int byref_delay_ns;
+module_param(byref_delay_ns, uint, 0644);
+MODULE_PARM_DESC(byref_delay_ns, "Busy-wait this many ns for every Send WR posted by reference, an emulated PCIe read of its message (default 0)");
+
 static struct ib_device *wrapped;
 static enum rdma_driver_id saved_driver_id;
 static int (*saved_create_qp)(struct ib_qp *qp,
@@ -81,11 +99,23 @@ static int (*saved_post_send)(struct ib_qp *qp,
 			      const struct ib_send_wr *wr,
 			      const struct ib_send_wr **bad_wr);
 
+/* An emulated DMA read of a Send's message by the HCA */
+static void inline_limit_delay(void)
+{
+	unsigned int ns = READ_ONCE(byref_delay_ns);
+
+	if (ns >= 1000)
+		udelay(ns / 1000);
+	if (ns % 1000)
+		ndelay(ns % 1000);
+}
+
 static int inline_limit_post_send(struct ib_qp *qp,
 				  const struct ib_send_wr *wr,
 				  const struct ib_send_wr **bad_wr)
 {
 	const struct ib_send_wr *w;
+	bool behind_reg = false;
 
 	/* Only connected QPs: the CM's MADs go as UD Sends on QP1 */
 	for (w = wr; w && qp->qp_type == IB_QPT_RC; w = w->next) {
@@ -93,10 +123,19 @@ static int inline_limit_post_send(struct ib_qp *qp,
 		case IB_WR_SEND:
 		case IB_WR_SEND_WITH_IMM:
 		case IB_WR_SEND_WITH_INV:
-			if (w->send_flags & IB_SEND_INLINE)
+			if (w->send_flags & IB_SEND_INLINE) {
 				atomic_inc(&sends_inline);
-			else
+				if (behind_reg)
+					atomic_inc(&sends_reg_inline);
+			} else {
 				atomic_inc(&sends_byref);
+				if (behind_reg)
+					atomic_inc(&sends_reg_byref);
+				inline_limit_delay();
+			}
+			break;
+		case IB_WR_REG_MR:
+			behind_reg = true;
 			break;
 		default:
 			break;
@@ -167,10 +206,11 @@ static void __exit inline_limit_exit(void)
 	WRITE_ONCE(wrapped->ops.post_send, saved_post_send);
 	WRITE_ONCE(wrapped->ops.create_qp, saved_create_qp);
 	WRITE_ONCE(wrapped->ops.driver_id, saved_driver_id);
-	pr_info("%s restored: QP creations %d refused, %d passed; Sends %d inline, %d by reference\n",
+	pr_info("%s restored: QP creations %d refused, %d passed; Sends %d inline, %d by reference; behind a REG_MR %d inline, %d by reference\n",
 		dev_name(&wrapped->dev), atomic_read(&refused),
 		atomic_read(&created), atomic_read(&sends_inline),
-		atomic_read(&sends_byref));
+		atomic_read(&sends_byref), atomic_read(&sends_reg_inline),
+		atomic_read(&sends_reg_byref));
 	ib_device_put(wrapped);
 }
 
