@@ -94,7 +94,7 @@ static int rpcrdma_wqe_inline_drivers_set(const char *val,
 		rpcrdma_wqe_inline_overrides_print(&rpcrdma_wqe_inline_overrides,
 						   old, sizeof(old));
 		spin_unlock(&rpcrdma_wqe_inline_overrides_lock);
-		pr_warn("inline_drivers=%.*s refused: %s '%.*s'; give DRIVER:on or DRIVER:off, comma-separated, at most %u, DRIVER a name from 'devices' in debugfs or a driver_id number; inline_drivers stays '%s'\n",
+		pr_warn("inline_drivers=%.*s refused: %s '%.*s'; give DRIVER:on, DRIVER:alone or DRIVER:off, comma-separated, at most %u, DRIVER a name from 'devices' in debugfs or a driver_id number; inline_drivers stays '%s'\n",
 			(int)strcspn(val, "\n"), val,
 			ret == -E2BIG ? "too many drivers at" :
 			"malformed or unknown driver in", bad_len, bad,
@@ -129,7 +129,7 @@ static const struct kernel_param_ops rpcrdma_wqe_inline_drivers_ops = {
 module_param_cb(inline_drivers, &rpcrdma_wqe_inline_drivers_ops, NULL, 0644);
 __MODULE_PARM_TYPE(inline_drivers, "string");
 MODULE_PARM_DESC(inline_drivers,
-		 "Opt RDMA drivers in or out of inline Sends, overriding the built-in policy: DRIVER:on|off[,...], DRIVER a name (mlx5, bnxt_re, rxe, ...) or a driver_id number. New connections only.");
+		 "Opt RDMA drivers in or out of inline Sends, overriding the built-in policy: DRIVER:on|alone|off[,...] (alone: only Sends alone in their post, not Calls behind their registrations), DRIVER a name (mlx5, bnxt_re, rxe, ...) or a driver_id number. New connections only.");
 
 /* The verdict on @device's driver, with the admin's overrides */
 static void rpcrdma_wqe_inline_decide_dev(const struct ib_device *device,
