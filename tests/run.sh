@@ -11,7 +11,8 @@
 #                        kernel the faults phase (device removal under load,
 #                        churn, many connections) with our module and with
 #                        the stock one, and the 6.12 debug kernel (lockdep,
-#                        KASAN, kmemleak, failslab)
+#                        KASAN, kmemleak, failslab), and the bench against
+#                        a known injected delay (tests/bench/delay.sh)
 #   tests/run.sh NAME... only the named tests (see the lists below)
 #
 # Guest images are built on first use and cached outside the repo
@@ -28,7 +29,8 @@ quick=(unit style bad-input build-6.1 guest-6.1)
 full=(unit style bad-input build-6.12+deb13 build-6.1 build-6.12 build-7.2 build-7.3
 	packaging packaging-upgrade guest-install guest-6.12+deb13 guest-6.1 guest-7.3)
 # The debug guests first: they are the longest, and start before the others
-deep=(debug-6.12 debug-stock-6.12 "${full[@]}" guest-6.12 faults-6.12+deb13 faults-6.1 faults-7.3)
+deep=(debug-6.12 debug-stock-6.12 "${full[@]}" guest-6.12 faults-6.12+deb13 faults-6.1 faults-7.3
+	bench-delay)
 # How many guests run in the background at once. Full starts all of its
 # four; deep keeps to three beside its faults guest in the foreground, so
 # that each QEMU has half a core: with seven at once the debug kernel's
@@ -71,6 +73,10 @@ command_of() {
 	# with 8 MiB neither module's NFSv3 fio ended within 900 s there
 	debug-stock-*) echo "env GUEST_TAG=debug-stock $debug_env GUEST_PHASES=stock,faults $here/test-guest.sh ${1#debug-stock-}-debug" ;;
 	debug-*) echo "env GUEST_TAG=debug $debug_env GUEST_PHASES=kmemleak,install,integrity,negotiation,faults,failslab,kmemleak $here/test-guest.sh ${1#debug-}-debug" ;;
+	# The bench against a known emulated PCIe read per Send by
+	# reference, under instruction counting (reports numbers; fails only
+	# when none came out)
+	bench-delay) echo "$here/bench/delay.sh 6.1" ;;
 	packaging) echo "$here/packaging/run.sh" ;;
 	packaging-upgrade) echo "$here/packaging/test-upgrade.sh" ;;
 	*) return 1 ;;

@@ -25,6 +25,8 @@
 #        BENCH_ICOUNT    QEMU -icount shift (none: plain TCG or KVM)
 #        BENCH_TAG       added to the report's name
 #        BENCH_SIZE      MiB of the file fio uses (64)
+#        BENCH_DELAY_NS  the delay per Send by reference of the MODE+d modes
+#                        (tests/bench/delay.sh)
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -34,6 +36,7 @@ export GUEST_BENCH_RUNTIME=${BENCH_RUNTIME:-20} GUEST_BENCH_RAMP=${BENCH_RAMP:-2
 export GUEST_BENCH_ROUNDS=${BENCH_ROUNDS:-3} GUEST_BENCH_VERS=${BENCH_VERS:-3}
 export GUEST_BENCH_RW=${BENCH_RW:-write randread} GUEST_BENCH_IOENGINE=${BENCH_IOENGINE:-psync}
 export GUEST_BENCH_MODES=${BENCH_MODES:-stock off server both} GUEST_BENCH_SIZE=${BENCH_SIZE:-64}
+export GUEST_BENCH_DELAY_NS=${BENCH_DELAY_NS:-}
 name=latency-$series${BENCH_ICOUNT:+-icount$BENCH_ICOUNT}${BENCH_TAG:+-$BENCH_TAG}
 if [ -n "${BENCH_ICOUNT:-}" ]; then
 	export RPCRDMA_INLINE_ICOUNT=$BENCH_ICOUNT
@@ -72,6 +75,7 @@ table() {
 	# What each mode must show: the inline max of the QPs (0: none asked
 	# for) and no inline Send on a side that has none
 	function check(m, si, ci, smax, cmax) {
+		sub(/\+d$/, "", m)
 		if (m == "stock") return (smax == "-" && cmax == "-") ? "ok" : "MISMATCH"
 		if (m == "off") return (smax == 0 && cmax == 0 && si == 0 && ci == 0) ? "ok" : "MISMATCH"
 		if (m == "server") return (smax > 0 && cmax == 0 && ci == 0) ? "ok" : "MISMATCH"

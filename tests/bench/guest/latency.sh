@@ -15,7 +15,10 @@
 # Modes: stock = the kernel's own rpcrdma.ko; off = ours, inline_size=0;
 # server = ours, inline_size=256 client_inline=N; both = ours,
 # inline_size=256. A mode that needs the other module stops nfsd, swaps
-# the module and starts nfsd again.
+# the module and starts nfsd again. MODE+d: MODE with every Send posted
+# by reference charged GUEST_BENCH_DELAY_NS of busy waiting in the post
+# (tests/modules/inline_limit.ko byref_delay_ns, an emulated PCIe read of
+# the message), loaded when that is set.
 #
 # env: GUEST_BENCH_RUNTIME  seconds per fio run (20)
 #      GUEST_BENCH_RAMP     seconds of fio ramp_time before that (2)
@@ -25,6 +28,7 @@
 #      GUEST_BENCH_RW       fio workloads (write randread)
 #      GUEST_BENCH_IOENGINE fio ioengine (psync)
 #      GUEST_BENCH_SIZE     file size in MiB (64)
+#      GUEST_BENCH_DELAY_NS the delay of the MODE+d modes (none)
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../../vm/guest/lib.sh
 . /src/tests/vm/guest/lib.sh
@@ -39,6 +43,7 @@ versions=${GUEST_BENCH_VERS:-3}
 workloads=${GUEST_BENCH_RW:-write randread}
 ioengine=${GUEST_BENCH_IOENGINE:-psync}
 size=${GUEST_BENCH_SIZE:-64}
+delay_ns=${GUEST_BENCH_DELAY_NS:-}
 
 # The install phase of the test suite, as is: TAP lines, then rxe0 and nfsd
 # serving /export (tmpfs) with our rpcrdma loaded
@@ -51,6 +56,12 @@ if ((TAP_FAILED > 0)); then
 fi
 params=/sys/module/rpcrdma/parameters
 log "fio $(fio --version), $(nproc) CPUs, kernel $(uname -r)"
+
+if [ -n "$delay_ns" ]; then
+	insmod "$GUEST_MODULES/inline_limit.ko"
+	log "inline_limit.ko: Sends by reference cost $delay_ns ns in the +d modes"
+fi
+delay_param=/sys/module/inline_limit/parameters/byref_delay_ns
 
 stock_ko=$(find "/lib/modules/$(uname -r)/kernel/net/sunrpc/xprtrdma" -name 'rpcrdma.ko*' | head -n 1)
 
@@ -67,9 +78,17 @@ use_module() {
 	nfs_server_start /export
 }
 
-# set_mode MODE: the module and its parameters of MODE, for new connections
+# set_mode MODE: the module and its parameters of MODE, for new
+# connections; MODE+d with the driver's delay per Send by reference
 set_mode() {
+	local d=0
 	case $1 in
+	*+d)
+		[ -n "$delay_ns" ] || { log "mode $1 needs GUEST_BENCH_DELAY_NS"; return 1; }
+		d=$delay_ns ;;
+	esac
+	if [ -e "$delay_param" ]; then echo "$d" >"$delay_param"; fi
+	case ${1%+d} in
 	stock) use_module stock ;;
 	off) use_module ours; echo 0 >"$params/inline_size"; echo Y >"$params/server_inline"; echo Y >"$params/client_inline" ;;
 	server) use_module ours; echo 256 >"$params/inline_size"; echo Y >"$params/server_inline"; echo N >"$params/client_inline" ;;
