@@ -126,7 +126,7 @@ expect_grep "Recommends linux-source" '^linux-source(\||$)' "$recommends"
 expect_grep "Recommends linux-headers-amd64 | linux-headers" \
 	'^linux-headers-amd64\|.*linux-headers$' "$recommends"
 suggests=$(relations Suggests)
-for s in rdma-core nfs-kernel-server nfs-common; do
+for s in rdma-core nfs-kernel-server nfs-common fio python3 python3-matplotlib; do
 	expect_grep "Suggests $s" "^$s$" "$suggests"
 done
 

@@ -54,6 +54,10 @@ requires=$(q --requires | sed -E 's/[[:space:]].*//' | sort -u)
 for r in dkms kernel-devel make gcc; do
 	expect_grep "Requires: $r" "^$r$" "$requires"
 done
+suggests=$(q --suggests | sed -E 's/[[:space:]].*//' | sort -u)
+for s in fio python3 python3-matplotlib; do
+	expect_grep "Suggests: $s (the bench, its report, its plot)" "^$s$" "$suggests"
+done
 
 files=$(q --list --qf '' | LC_ALL=C sort)
 dirs=$(q --qf '[%{FILENAMES} %{FILEMODES:perms}\n]' | awk '$2 ~ /^d/ { print $1 }')
