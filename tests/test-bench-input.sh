@@ -118,6 +118,13 @@ bench_fn() {
 	fi
 }
 
+# The reasons by reference per round, from two readings of a connection
+b="client peer=x asked=256 inline=5 byref=10 off=0 chunks=7 chained=0 pages=3 unpulled=0 large=0 sge=0"
+a="client peer=x asked=256 inline=9 byref=15 off=0 chunks=9 chained=0 pages=3 unpulled=0 large=3 sge=0"
+bench_fn "why_byref: the reasons that grew, in the connection line's order" 0 "chunks=2,large=3" \
+	"why_byref '$b' '$a'"
+bench_fn "why_byref: none grew" 0 "-" "why_byref '$a' '$a'"
+
 # A df that reports FAKE_DF_KIB KiB available
 mkdir -p "$work/bin"
 cat >"$work/bin/df" <<'EOF'
