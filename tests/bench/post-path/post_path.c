@@ -12,6 +12,7 @@
  * CPU. Prints ns per Send; asserts nothing.
  */
 #include <pthread.h>
+#include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -67,13 +68,12 @@ static void run(const char *what, u32 len1, int full)
 }
 
 /* The counters of one connection, shared (before) */
-static long shared[RPCRDMA_WQE_INLINE_HOW_NR][RPCRDMA_WQE_INLINE_SIZES]
-	__attribute__((aligned(64)));
+static alignas(64) long shared[RPCRDMA_WQE_INLINE_HOW_NR][RPCRDMA_WQE_INLINE_SIZES];
 
 /* Per CPU (now): one array per thread, each on its own cache lines */
 struct percpu {
-	long n[RPCRDMA_WQE_INLINE_HOW_NR][RPCRDMA_WQE_INLINE_SIZES];
-} __attribute__((aligned(64)));
+	alignas(64) long n[RPCRDMA_WQE_INLINE_HOW_NR][RPCRDMA_WQE_INLINE_SIZES];
+};
 
 static struct percpu percpu[2];
 
@@ -100,8 +100,11 @@ static void *count(void *arg)
 		long *c = i & 1 ? a : b;
 
 		if (w->per_cpu)
-			/* this_cpu_inc() on x86: one incq %gs:..., no lock */
-			(*(volatile long *)c)++;
+			/* this_cpu_inc() on x86: one incq %gs:..., no
+			 * lock prefix: a relaxed load and store
+			 */
+			__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + 1,
+					 __ATOMIC_RELAXED);
 		else
 			/* atomic_long_inc(): lock incq */
 			__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
