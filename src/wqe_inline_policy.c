@@ -344,9 +344,12 @@ u32 rpcrdma_wqe_inline_next_size(const struct rpcrdma_wqe_inline_driver *drv,
  * WQEs each grown by the inline data, exceeds log_max_qp_sz; that cannot
  * be told from a failed allocation, so for drivers with @nomem_refuses
  * -ENOMEM counts as a refusal only while inline data is asked for, at
- * most RPCRDMA_WQE_INLINE_NOMEM_TRIES times, each time asking for half
- * (the queue's size is rounded up to a power of two), and after that the
- * stock module's ask, 0. Any other error (-EIO or -ETIMEDOUT from the
+ * most RPCRDMA_WQE_INLINE_NOMEM_TRIES times: the first asks for half
+ * (the queue's size is rounded up to a power of two, so a WQE must
+ * shrink to half to make a difference: 256 bytes on a deep 5-SGE server
+ * queue needs 120 or less, src/DEVICES.md), the next ones step down as
+ * after -EINVAL, and after that comes the stock module's ask, 0. So a
+ * failed allocation costs at most four more creations. Any other error (-EIO or -ETIMEDOUT from the
  * firmware, -ENODEV from a device going away, -ENOMEM elsewhere) is
  * returned at once, as the stock module would: a smaller size would
  * not help, and its success would be remembered as the device's limit.
@@ -365,11 +368,14 @@ bool rpcrdma_wqe_inline_retry(const struct rpcrdma_wqe_inline_driver *drv,
 	}
 	if (err != -ENOMEM || !drv || !drv->nomem_refuses)
 		return false;
-	if (++*nomem > RPCRDMA_WQE_INLINE_NOMEM_TRIES)
+	++*nomem;
+	if (*nomem > RPCRDMA_WQE_INLINE_NOMEM_TRIES)
 		*next = 0;
-	else
+	else if (*nomem == 1)
 		*next = refused / 2 / RPCRDMA_WQE_INLINE_STEP *
 			RPCRDMA_WQE_INLINE_STEP;
+	else
+		*next = rpcrdma_wqe_inline_next_size(drv, refused);
 	return true;
 }
 

@@ -407,7 +407,7 @@ static void test_retry(void)
 {
 	static const int eio[] = { -EIO };
 	static const int einval_eio[] = { -EINVAL, -EIO };
-	static const int enomem4[] = { -ENOMEM, -ENOMEM, -ENOMEM, -ENOMEM };
+	static const int enomem4[] = { -ENOMEM, -ENOMEM, -ENOMEM, -ENOMEM, -ENOMEM };
 	static const int einval_nomem[] = { -EINVAL, -ENOMEM };
 	unsigned int nomem = 0;
 	struct create c;
@@ -434,15 +434,21 @@ static void test_retry(void)
 	      next == 240, "-EINVAL: a refusal, 16 bytes less");
 	c = run_create(MLX5, 256, enomem4, 4);
 	check(c.attempts == 5 && c.ret == 0 && c.asked[0] == 256 &&
-	      c.asked[1] == 128 && c.asked[2] == 64 && c.asked[3] == 32 &&
+	      c.asked[1] == 128 && c.asked[2] == 112 && c.asked[3] == 96 &&
 	      c.asked[4] == 0,
-	      "mlx5 -ENOMEM: 256, 128, 64, 32, then the stock ask, 0");
+	      "mlx5 -ENOMEM: 256, half, then 16-byte steps, 3 times at most, then the stock ask, 0");
+	c = run_create(MLX5, 256, enomem4, 2);
+	check(c.attempts == 3 && c.ret == 0 && c.asked[2] == 112,
+	      "mlx5, a deep server queue (needs 120 or less): 256, 128, 112");
+	c = run_create(MLX5, 256, enomem4, 5);
+	check(c.attempts == 5 && c.ret == -ENOMEM && c.asked[4] == 0,
+	      "mlx5 -ENOMEM at 0 too: returned, after four more creations");
 	c = run_create(MLX5, 256, enomem4, 1);
 	check(c.attempts == 2 && c.ret == 0 && c.asked[1] == 128,
 	      "mlx5 -ENOMEM once: half the size, and up");
 	c = run_create(MLX5, 256, einval_nomem, 2);
 	check(c.attempts == 3 && c.asked[1] == 240 && c.asked[2] == 112,
-	      "mlx5 -EINVAL then -ENOMEM: 256, 240, 112");
+	      "mlx5 -EINVAL then -ENOMEM: 256, 240, then half: 112");
 	c = run_create(MLX5, 24, enomem4, 1);
 	check(c.attempts == 2 && c.asked[1] == 0 && c.ret == 0,
 	      "mlx5 -ENOMEM at 24 bytes: half rounds down to 0");
