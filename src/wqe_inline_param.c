@@ -27,7 +27,7 @@ static unsigned int rpcrdma_wqe_inline_size = RPCRDMA_WQE_INLINE_DEFAULT;
 static bool rpcrdma_wqe_inline_server = true;
 static bool rpcrdma_wqe_inline_client = true;
 
-/* load_module() (kernel/module/main.c, 6.1 to 7.3) parses the parameters
+/* load_module() (kernel/module/main.c; read in 6.1, 6.12 and 7.3) parses the parameters
  * given at load with parse_args() after complete_formation(), while the
  * module is MODULE_STATE_COMING; it becomes MODULE_STATE_LIVE once its
  * init returned, and sysfs writes of the parameters come after that
@@ -128,10 +128,37 @@ __MODULE_PARM_TYPE(inline_drivers, "string");
 MODULE_PARM_DESC(inline_drivers,
 		 "Opt RDMA drivers in or out of inline Sends, overriding the built-in policy: DRIVER:on|off[,...], DRIVER a name (mlx5, bnxt_re, rxe, ...) or a driver_id number. New connections only.");
 
-module_param_named(server_inline, rpcrdma_wqe_inline_server, bool, 0644);
+static int rpcrdma_wqe_inline_bool_set(const char *val,
+				       const struct kernel_param *kp)
+{
+	bool loading;
+	int ret;
+
+	ret = param_set_bool(val, kp);
+	if (!ret)
+		return 0;
+	loading = rpcrdma_wqe_inline_loading();
+	pr_warn("%s=%.*s refused: give Y or N; %s %c\n", kp->name,
+		(int)strcspn(val ?: "", "\n"), val ?: "",
+		loading ? "rpcrdma loads and the default is kept:" : "it stays",
+		READ_ONCE(*(bool *)kp->arg) ? 'Y' : 'N');
+	return rpcrdma_wqe_inline_param_refused(ret, loading);
+}
+
+static const struct kernel_param_ops rpcrdma_wqe_inline_bool_ops = {
+	.flags	= KERNEL_PARAM_OPS_FL_NOARG,
+	.set	= rpcrdma_wqe_inline_bool_set,
+	.get	= param_get_bool,
+};
+
+module_param_cb(server_inline, &rpcrdma_wqe_inline_bool_ops,
+		&rpcrdma_wqe_inline_server, 0644);
+__MODULE_PARM_TYPE(server_inline, "bool");
 MODULE_PARM_DESC(server_inline,
 		 "Post small server Replies inline (default Y). New connections only.");
-module_param_named(client_inline, rpcrdma_wqe_inline_client, bool, 0644);
+module_param_cb(client_inline, &rpcrdma_wqe_inline_bool_ops,
+		&rpcrdma_wqe_inline_client, 0644);
+__MODULE_PARM_TYPE(client_inline, "bool");
 MODULE_PARM_DESC(client_inline,
 		 "Post small client Calls inline (default Y). New connections only.");
 

@@ -37,8 +37,14 @@ check "modinfo -n rpcrdma is ours, in updates/dkms ($ours)" grep -q "/updates/dk
 
 # A bad value given at load (a typo in /etc/modprobe.d) is logged and the
 # default kept: rpcrdma loads all the same
-for bad in inline_size=abc inline_size=4096 inline_drivers=bogus inline_drivers=rxe:yes; do
+for bad in inline_size=abc inline_size=4096 inline_drivers=bogus inline_drivers=rxe:yes \
+	server_inline=maybe client_inline=2; do
 	name=${bad%%=*}
+	case $name in
+	inline_size) default=256 ;;
+	inline_drivers) default= ;;
+	*) default=Y ;;
+	esac
 	if modprobe rpcrdma "$bad"; then
 		check "modprobe rpcrdma $bad: loads" true
 	else
@@ -47,7 +53,7 @@ for bad in inline_size=abc inline_size=4096 inline_drivers=bogus inline_drivers=
 	fi
 	check "modprobe rpcrdma $bad: ours is loaded" ours_loaded
 	check "modprobe rpcrdma $bad: the default is kept" \
-		test "$(cat "/sys/module/rpcrdma/parameters/$name")" = "$([ "$name" = inline_size ] && echo 256)"
+		test "$(cat "/sys/module/rpcrdma/parameters/$name")" = "$default"
 	check "modprobe rpcrdma $bad: the log says it is refused and the default kept" \
 		bash -c "dmesg | grep -F '$bad refused' | grep -q 'rpcrdma loads and the default is kept'"
 	check "modprobe rpcrdma $bad: unloads" unload_rpcrdma
