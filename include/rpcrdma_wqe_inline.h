@@ -9,7 +9,7 @@
 #ifndef _RPCRDMA_WQE_INLINE_H
 #define _RPCRDMA_WQE_INLINE_H
 
-#include <linux/atomic.h>
+#include <linux/percpu.h>
 #include <linux/list.h>
 #include <linux/socket.h>
 #include <linux/types.h>
@@ -35,6 +35,14 @@ enum rpcrdma_wqe_inline_side {
 };
 
 /**
+ * struct rpcrdma_wqe_inline_counts - one CPU's counts of a connection's Sends
+ * @n: Sends posted, by how (inline, or why by reference) and size class
+ */
+struct rpcrdma_wqe_inline_counts {
+	unsigned long	n[RPCRDMA_WQE_INLINE_HOW_NR][RPCRDMA_WQE_INLINE_SIZES];
+};
+
+/**
  * struct rpcrdma_wqe_inline - inline state of one connection's QP
  * @node: entry in the list shown in debugfs; unhashed until the QP exists
  * @peer: the remote address when the QP was created
@@ -46,8 +54,9 @@ enum rpcrdma_wqe_inline_side {
  * @attempts: QP creations it took
  * @no_inv: only plain Sends may go inline, not Send With Invalidate
  * @behind_reg: a Send behind IB_WR_REG_MR WRs in its post may go inline
- * @sends: Sends posted, by how (inline, or why by reference) and by size
- *	class: one counter update per Send
+ * @sends: Sends posted, per CPU, by how (inline, or why by reference)
+ *	and by size class: one per-CPU increment per Send, summed when
+ *	read; NULL when they could not be allocated (then not counted)
  *
  * Embedded, zeroed, in struct svcxprt_rdma and struct rpcrdma_ep.
  */
@@ -62,7 +71,7 @@ struct rpcrdma_wqe_inline {
 	u32			attempts;
 	bool			no_inv;
 	bool			behind_reg;
-	atomic_long_t		sends[RPCRDMA_WQE_INLINE_HOW_NR][RPCRDMA_WQE_INLINE_SIZES];
+	struct rpcrdma_wqe_inline_counts __percpu *sends;
 };
 
 int rpcrdma_wqe_inline_init(void);

@@ -26,6 +26,18 @@
 /* After a refusal with no known limit below it, ask for this much less */
 #define RPCRDMA_WQE_INLINE_STEP		16U
 
+/* -ENOMEM taken for a refusal at most this many times in one QP
+ * creation (drivers with @nomem_refuses), then the stock ask, 0
+ */
+#define RPCRDMA_WQE_INLINE_NOMEM_TRIES	3U
+
+/* Memos kept per device (one per side and QP shape), and every how
+ * many connections started from a memo below inline_size one probes
+ * from inline_size again
+ */
+#define RPCRDMA_WQE_INLINE_MEMOS	4
+#define RPCRDMA_WQE_INLINE_REPROBE	16U
+
 /* enum rdma_driver_id values (UAPI, stable) of drivers newer than some
  * kernels this module builds for: 6.1's header has neither name.
  */
@@ -51,6 +63,9 @@
  *		IB_WR_REG_MR WRs are chained in front of it in one
  *		ib_post_send() (a client Call with registered chunks), as
  *		its source shows; without it such Calls go by reference
+ * @nomem_refuses: its QP creation returns -ENOMEM, not only -EINVAL,
+ *		   for an inline data size that makes the send queue too
+ *		   large (mlx5's calc_sq_size())
  * @why: the reason for the verdict, from the audit of its source
  *
  * The table (wqe_inline_policy.c) is the result of reading each
@@ -64,6 +79,7 @@ struct rpcrdma_wqe_inline_driver {
 	u32		post_max;
 	bool		no_inv;
 	bool		behind_reg;
+	bool		nomem_refuses;
 	const char	*why;
 };
 
@@ -100,14 +116,38 @@ struct rpcrdma_wqe_inline_verdict {
 };
 
 /**
- * struct rpcrdma_wqe_inline_memo - what one device accepted last time
+ * struct rpcrdma_wqe_inline_memo_key - what a device's answer depends on
+ * @side: enum rpcrdma_wqe_inline_side of the connection
+ * @max_send_wr: the send queue depth asked for (before the driver's
+ *		 write-back)
+ * @max_send_sge: the send SGEs asked for
+ *
+ * How much inline data a device accepts depends on the QP's shape: on
+ * mlx5 every inline byte grows each send WQE, so a deep server send
+ * queue may be refused what a client's shallow one is granted.
+ */
+struct rpcrdma_wqe_inline_memo_key {
+	u32	side;
+	u32	max_send_wr;
+	u32	max_send_sge;
+};
+
+/**
+ * struct rpcrdma_wqe_inline_memo - what one device accepted last time,
+ *	for QPs of one side and shape
+ * @key: the side and shape it holds for
  * @want: the inline_size that was asked for then
  * @accepted: the size whose QP creation succeeded
+ * @reported: the max_inline_data the device wrote back then
+ * @uses: connections that took it since it was written, counting from 1
  * @valid: the memo holds a result
  */
 struct rpcrdma_wqe_inline_memo {
+	struct rpcrdma_wqe_inline_memo_key key;
 	u32	want;
 	u32	accepted;
+	u32	reported;
+	u32	uses;
 	bool	valid;
 };
 
@@ -186,6 +226,21 @@ u32 rpcrdma_wqe_inline_first_size(const struct rpcrdma_wqe_inline_driver *drv,
 				  const struct rpcrdma_wqe_inline_memo *memo);
 u32 rpcrdma_wqe_inline_next_size(const struct rpcrdma_wqe_inline_driver *drv,
 				 u32 refused);
+bool rpcrdma_wqe_inline_retry(const struct rpcrdma_wqe_inline_driver *drv,
+			      u32 refused, int err, unsigned int *nomem,
+			      u32 *next);
+struct rpcrdma_wqe_inline_memo *
+rpcrdma_wqe_inline_memo_find(struct rpcrdma_wqe_inline_memo *memos,
+			     unsigned int n,
+			     const struct rpcrdma_wqe_inline_memo_key *key);
+struct rpcrdma_wqe_inline_memo *
+rpcrdma_wqe_inline_memo_slot(struct rpcrdma_wqe_inline_memo *memos,
+			     unsigned int n,
+			     const struct rpcrdma_wqe_inline_memo_key *key);
+void rpcrdma_wqe_inline_memo_write(struct rpcrdma_wqe_inline_memo *memo,
+				   const struct rpcrdma_wqe_inline_memo_key *key,
+				   u32 want, u32 accepted, u32 reported);
+int rpcrdma_wqe_inline_param_refused(int err, bool loading);
 u32 rpcrdma_wqe_inline_usable(const struct rpcrdma_wqe_inline_driver *drv,
 			      u32 asked, u32 reported);
 bool rpcrdma_wqe_inline_size_valid(unsigned long size);

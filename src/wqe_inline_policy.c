@@ -22,6 +22,7 @@
 static const struct rpcrdma_wqe_inline_driver rpcrdma_wqe_inline_drivers[] = {
 	{ .driver_id = RDMA_DRIVER_MLX5, .name = "mlx5", .on = true,
 	  .behind_reg = true,
+	  .nomem_refuses = true,
 	  .why = "copies inline data from sge.addr; size from its WQE size" },
 	{ .driver_id = RDMA_DRIVER_IRDMA, .name = "irdma", .on = true,
 	  .behind_reg = true,
@@ -307,8 +308,10 @@ static u32 rpcrdma_wqe_inline_known_limit(const struct rpcrdma_wqe_inline_driver
  * @memo: what this device accepted before, or NULL
  *
  * When the device accepted a size before for the same or a larger
- * @want, start there. Otherwise start at @want, capped at the
- * driver's largest known limit.
+ * @want, start there, except on every RPCRDMA_WQE_INLINE_REPROBE-th use
+ * of a memo below @want (@memo->uses), so that a size lowered once can
+ * go back up. Otherwise start at @want, capped at the driver's largest
+ * known limit.
  *
  * Return: the number of bytes of inline data to ask for.
  */
@@ -318,7 +321,8 @@ u32 rpcrdma_wqe_inline_first_size(const struct rpcrdma_wqe_inline_driver *drv,
 {
 	u32 limit;
 
-	if (memo && memo->valid && want <= memo->want)
+	if (memo && memo->valid && want <= memo->want &&
+	    (memo->accepted >= want || memo->uses % RPCRDMA_WQE_INLINE_REPROBE))
 		return min(want, memo->accepted);
 	limit = rpcrdma_wqe_inline_known_limit(drv, U32_MAX);
 	if (limit && limit < want)
@@ -345,6 +349,163 @@ u32 rpcrdma_wqe_inline_next_size(const struct rpcrdma_wqe_inline_driver *drv,
 	if (limit)
 		return limit;
 	return refused - min(refused, RPCRDMA_WQE_INLINE_STEP);
+}
+
+/**
+ * rpcrdma_wqe_inline_retry - whether a failed QP creation is a refusal
+ *	of its inline data size, and what to ask for next
+ * @drv: the device's driver in the policy table, or NULL
+ * @refused: the size the failed creation asked for
+ * @err: the error it returned
+ * @nomem: -ENOMEM refusals so far in this negotiation, zeroed by the
+ *	   caller before the first attempt; counted here
+ * @next: set to the size to ask for next when the result is true
+ *
+ * Drivers refuse an inline data size they cannot take with -EINVAL
+ * (irdma, erdma, siw, rxe, and mlx5 for a WQE above max_wqe_sz_sq). mlx5's
+ * calc_sq_size() also returns -ENOMEM when the send queue, max_send_wr
+ * WQEs each grown by the inline data, exceeds log_max_qp_sz; that cannot
+ * be told from a failed allocation, so for drivers with @nomem_refuses
+ * -ENOMEM counts as a refusal only while inline data is asked for, at
+ * most RPCRDMA_WQE_INLINE_NOMEM_TRIES times: the first asks for half
+ * (the queue's size is rounded up to a power of two, so a WQE must
+ * shrink to half to make a difference: 256 bytes on a deep 5-SGE server
+ * queue needs 120 or less, src/DEVICES.md), the next ones step down as
+ * after -EINVAL, and after that comes the stock module's ask, 0. So a
+ * failed allocation costs at most four more creations. Any other error (-EIO or -ETIMEDOUT from the
+ * firmware, -ENODEV from a device going away, -ENOMEM elsewhere) is
+ * returned at once, as the stock module would: a smaller size would
+ * not help, and its success would be remembered as the device's limit.
+ *
+ * Return: true to try again at *@next, false to give up with @err.
+ */
+bool rpcrdma_wqe_inline_retry(const struct rpcrdma_wqe_inline_driver *drv,
+			      u32 refused, int err, unsigned int *nomem,
+			      u32 *next)
+{
+	if (!refused)
+		return false;
+	if (err == -EINVAL) {
+		*next = rpcrdma_wqe_inline_next_size(drv, refused);
+		return true;
+	}
+	if (err != -ENOMEM || !drv || !drv->nomem_refuses)
+		return false;
+	++*nomem;
+	if (*nomem > RPCRDMA_WQE_INLINE_NOMEM_TRIES)
+		*next = 0;
+	else if (*nomem == 1)
+		*next = refused / 2 / RPCRDMA_WQE_INLINE_STEP *
+			RPCRDMA_WQE_INLINE_STEP;
+	else
+		*next = rpcrdma_wqe_inline_next_size(drv, refused);
+	return true;
+}
+
+static bool rpcrdma_wqe_inline_key_eq(const struct rpcrdma_wqe_inline_memo_key *a,
+				      const struct rpcrdma_wqe_inline_memo_key *b)
+{
+	return a->side == b->side && a->max_send_wr == b->max_send_wr &&
+	       a->max_send_sge == b->max_send_sge;
+}
+
+/**
+ * rpcrdma_wqe_inline_memo_find - a device's memo for one side and shape
+ * @memos: the device's memos
+ * @n: how many there are
+ * @key: the side and shape of the QP about to be created
+ *
+ * Return: the valid memo written for @key, or NULL: a memo of another
+ * side or shape never applies.
+ */
+struct rpcrdma_wqe_inline_memo *
+rpcrdma_wqe_inline_memo_find(struct rpcrdma_wqe_inline_memo *memos,
+			     unsigned int n,
+			     const struct rpcrdma_wqe_inline_memo_key *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (memos[i].valid && rpcrdma_wqe_inline_key_eq(&memos[i].key, key))
+			return &memos[i];
+	return NULL;
+}
+
+/**
+ * rpcrdma_wqe_inline_memo_slot - where to write a memo for @key
+ * @memos: the device's memos, oldest first
+ * @n: how many there are, at least one
+ * @key: the side and shape of the QP just created
+ *
+ * The memo of @key itself if there is one, else an unused one, else the
+ * oldest: the others move down one, and the last is freed for @key.
+ * The caller fills it, @key included.
+ *
+ * Return: the memo to write.
+ */
+struct rpcrdma_wqe_inline_memo *
+rpcrdma_wqe_inline_memo_slot(struct rpcrdma_wqe_inline_memo *memos,
+			     unsigned int n,
+			     const struct rpcrdma_wqe_inline_memo_key *key)
+{
+	struct rpcrdma_wqe_inline_memo *memo;
+	unsigned int i;
+
+	memo = rpcrdma_wqe_inline_memo_find(memos, n, key);
+	if (memo)
+		return memo;
+	for (i = 0; i < n; i++)
+		if (!memos[i].valid)
+			return &memos[i];
+	for (i = 0; i + 1 < n; i++)
+		memos[i] = memos[i + 1];
+	memset(&memos[i], 0, sizeof(memos[i]));
+	return &memos[i];
+}
+
+/**
+ * rpcrdma_wqe_inline_memo_write - remember what a QP creation accepted
+ * @memo: the memo of @key (from rpcrdma_wqe_inline_memo_slot())
+ * @key: the side and shape of the QP created
+ * @want: the inline_size asked for
+ * @accepted: the size whose creation succeeded
+ * @reported: the max_inline_data the device wrote back
+ *
+ * Call only after a negotiation whose failures were all refusals
+ * (rpcrdma_wqe_inline_retry()). A result equal to the memo's keeps its
+ * count of uses, so that every RPCRDMA_WQE_INLINE_REPROBE-th connection
+ * still probes; a new one counts from 1.
+ */
+void rpcrdma_wqe_inline_memo_write(struct rpcrdma_wqe_inline_memo *memo,
+				   const struct rpcrdma_wqe_inline_memo_key *key,
+				   u32 want, u32 accepted, u32 reported)
+{
+	if (!memo->valid || !rpcrdma_wqe_inline_key_eq(&memo->key, key) ||
+	    memo->want != want || memo->accepted != accepted)
+		memo->uses = 1;
+	memo->key = *key;
+	memo->want = want;
+	memo->accepted = accepted;
+	memo->reported = reported;
+	memo->valid = true;
+}
+
+/**
+ * rpcrdma_wqe_inline_param_refused - what a parameter's set function
+ *	returns for a value it refused
+ * @err: why it refused it (a negative errno)
+ * @loading: the value was given at module load, not written at run time
+ *
+ * At run time (a sysfs write) the write fails and the old value stays.
+ * At load (modprobe arguments, /etc/modprobe.d) an error would make
+ * load_module() fail, and rpcrdma, with NFS over RDMA, would not load
+ * for a typo: there the default is kept and loading goes on.
+ *
+ * Return: @err at run time, 0 at load.
+ */
+int rpcrdma_wqe_inline_param_refused(int err, bool loading)
+{
+	return loading ? 0 : err;
 }
 
 /**

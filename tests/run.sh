@@ -60,10 +60,10 @@ command_of() {
 	# table on 6.1 only, the bench's smoke run on Debian 13's 6.12 only:
 	# each costs minutes under TCG, and they exercise our code, not the
 	# kernel's (split so that no guest runs long after the others); the
-	# per-driver policy on every kernel
-	guest-6.1) echo "env GUEST_MEASURE=1 GUEST_PHASES=install,integrity,datapath,server,negotiation,drivers,client,sizes,revert $here/test-guest.sh 6.1" ;;
-	guest-6.12+deb13) echo "env GUEST_PHASES=install,integrity,datapath,server,drivers,client,bench,revert $here/test-guest.sh 6.12+deb13" ;;
-	guest-*) echo "env GUEST_PHASES=install,integrity,datapath,server,drivers,client,revert $here/test-guest.sh ${1#guest-}" ;;
+	# per-driver policy and the non-refusal retry on every kernel
+	guest-6.1) echo "env GUEST_MEASURE=1 GUEST_PHASES=install,integrity,datapath,server,negotiation,drivers,retry,client,sizes,revert $here/test-guest.sh 6.1" ;;
+	guest-6.12+deb13) echo "env GUEST_PHASES=install,integrity,datapath,server,drivers,retry,client,bench,revert $here/test-guest.sh 6.12+deb13" ;;
+	guest-*) echo "env GUEST_PHASES=install,integrity,datapath,server,drivers,retry,client,revert $here/test-guest.sh ${1#guest-}" ;;
 	# Faults with ours, then the same with the stock module after revert
 	faults-*) echo "env GUEST_TAG=faults GUEST_PHASES=install,faults,revert,faults $here/test-guest.sh ${1#faults-}" ;;
 	# The debug kernel (built on first use, tests/vm/build-debug-kernel.sh):
@@ -75,7 +75,7 @@ command_of() {
 	# alone, to stand beside ours. Both debug entries write 2 MiB files:
 	# with 8 MiB neither module's NFSv3 fio ended within 900 s there
 	debug-stock-*) echo "env GUEST_TAG=debug-stock $debug_env GUEST_PHASES=stock,faults $here/test-guest.sh ${1#debug-stock-}-debug" ;;
-	debug-*) echo "env GUEST_TAG=debug $debug_env GUEST_PHASES=kmemleak,install,integrity,negotiation,faults,failslab,kmemleak $here/test-guest.sh ${1#debug-}-debug" ;;
+	debug-*) echo "env GUEST_TAG=debug $debug_env GUEST_PHASES=kmemleak,install,integrity,negotiation,retry,faults,failslab,kmemleak $here/test-guest.sh ${1#debug-}-debug" ;;
 	# The bench against a known emulated PCIe read per Send by
 	# reference, under instruction counting (reports numbers; fails only
 	# when none came out)

@@ -35,6 +35,30 @@ log "dkms install took $((SECONDS - t)) s"
 ours=$(modinfo -n rpcrdma)
 check "modinfo -n rpcrdma is ours, in updates/dkms ($ours)" grep -q "/updates/dkms/rpcrdma.ko" <<<"$ours"
 
+# A bad value given at load (a typo in /etc/modprobe.d) is logged and the
+# default kept: rpcrdma loads all the same
+for bad in inline_size=abc inline_size=4096 inline_drivers=bogus inline_drivers=rxe:yes \
+	server_inline=maybe client_inline=2; do
+	name=${bad%%=*}
+	case $name in
+	inline_size) default=256 ;;
+	inline_drivers) default= ;;
+	*) default=Y ;;
+	esac
+	if modprobe rpcrdma "$bad"; then
+		check "modprobe rpcrdma $bad: loads" true
+	else
+		check "modprobe rpcrdma $bad: loads" false
+		continue
+	fi
+	check "modprobe rpcrdma $bad: ours is loaded" ours_loaded
+	check "modprobe rpcrdma $bad: the default is kept" \
+		test "$(cat "/sys/module/rpcrdma/parameters/$name")" = "$default"
+	check "modprobe rpcrdma $bad: the log says it is refused and the default kept" \
+		bash -c "dmesg | grep -F '$bad refused' | grep -q 'rpcrdma loads and the default is kept'"
+	check "modprobe rpcrdma $bad: unloads" unload_rpcrdma
+done
+
 modprobe rpcrdma
 check "the loaded rpcrdma says it is rpcrdma-inline $PKG_VERSION" ours_loaded
 if [ -f /sys/module/rpcrdma/srcversion ]; then
@@ -56,6 +80,8 @@ check "inline_size=4096 is refused" bash -c "! echo 4096 >$param 2>/dev/null"
 check "inline_size=abc is refused" bash -c "! echo abc >$param 2>/dev/null"
 check "a refused value keeps the old one" test "$(cat $param)" = 128
 check "a refusal is logged" bash -c "dmesg | grep -q 'inline_size=4096 refused'"
+check "a refusal at run time says the old value stays" \
+	bash -c "dmesg | grep 'inline_size=abc refused' | grep -q 'inline_size stays 128'"
 echo 256 >$param
 
 serve_export

@@ -4,8 +4,9 @@
 # on rxe0 wrapped by tests/modules/inline_limit.ko, which refuses inline
 # data above a limit or reports less than it grants. rxe0 is deleted and
 # added again before each row, so that the per-device memory starts
-# empty: the first connection (the client's) probes, the second (the
-# server's) takes one attempt. (Other drivers' known limits and the
+# empty: each side probes on its own (a memo is kept per side and QP
+# shape, so one side's never lowers the other's), and a second mount's
+# client takes one attempt. (Other drivers' known limits and the
 # per-driver policy are in phase-drivers.sh.)
 
 # name limit report | expected: asked, max (bytes that may go inline: the
@@ -19,10 +20,10 @@ while read -r name limit report asked granted attempts; do
 	log "$name: $(tr '\n' ';' <"$CONNS")"
 	check "$name (limit $limit): client asked $asked, may post $granted inline, after $attempts attempts" \
 		test "$(conn_field client asked) $(conn_field client max) $(conn_field client attempts)" = "$asked $granted $attempts"
-	check "$name: the device refused $((attempts - 1)) QP creations" \
-		test "$(cat /sys/module/inline_limit/parameters/refused)" = $((attempts - 1))
-	check "$name: the server's connection took one attempt" \
-		test "$(conn_field server asked) $(conn_field server max) $(conn_field server attempts)" = "$asked $granted 1"
+	check "$name: the device refused $((2 * (attempts - 1))) QP creations, each side's probe" \
+		test "$(cat /sys/module/inline_limit/parameters/refused)" = $((2 * (attempts - 1)))
+	check "$name: the server's connection probed on its own: $attempts attempts" \
+		test "$(conn_field server asked) $(conn_field server max) $(conn_field server attempts)" = "$asked $granted $attempts"
 	check "$name: data compares equal" data_roundtrip /mnt 1
 	if [ "$granted" = 0 ]; then
 		check "$name: no inline Send" test "$(driver_sends inline)" = 0
@@ -31,6 +32,12 @@ while read -r name limit report asked granted attempts; do
 	log "$name: Sends: server $s_in/$s_br, client $c_in/$c_br (inline/byref); driver $d_in/$d_br"
 	check "$name: the driver saw the Sends our counters report" \
 		test "$d_in $d_br" = "$((s_in + c_in)) $((s_br + c_br))"
+	nfs_umount /mnt
+	conns_gone || true
+	# The client's memo: a second mount's client takes one attempt
+	nfs_mount 3 /mnt
+	check "$name: a second mount's client asked $asked at its first attempt" \
+		test "$(conn_field client asked) $(conn_field client attempts)" = "$asked 1"
 	nfs_umount /mnt
 	conns_gone || true
 	rmmod inline_limit

@@ -20,6 +20,11 @@
  * refuse_all=1 every RC QP creation is refused with -EINVAL, even one
  * asking for no inline data, to act as a device that cannot create the
  * QP at all. With report_zero=1 it grants no inline data, as mlx4 does.
+ * With fail_create=N the next N RC QP creations fail with -fail_errno
+ * (default 5, -EIO) before the device sees them, as a firmware error or
+ * a device going away would (the count goes down to 0 and may be written
+ * again at run time). Every RC QP creation's max_inline_data is recorded
+ * in order (parameter asks, the last 32, comma-separated).
  * The device's create_qp and post_send ops and its driver_id are
  * restored on unload, which must come before the device is
  * removed (the module holds a reference).
@@ -32,6 +37,8 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
 #include <rdma/ib_verbs.h>
 
 static char *netdev = "dummy0";
@@ -61,6 +68,66 @@ MODULE_PARM_DESC(max_asked, "The largest max_inline_data an RC QP creation asked
 static bool refuse_all;
 module_param(refuse_all, bool, 0444);
 MODULE_PARM_DESC(refuse_all, "Refuse every RC QP creation, whatever its inline data size (default N)");
+
+static atomic_t fail_create = ATOMIC_INIT(0);
+module_param_named(fail_create, fail_create.counter, int, 0644);
+MODULE_PARM_DESC(fail_create, "Fail this many of the next RC QP creations with -fail_errno before the device sees them (default 0)");
+
+static unsigned int fail_errno = EIO;
+module_param(fail_errno, uint, 0644);
+MODULE_PARM_DESC(fail_errno, "The errno fail_create fails them with, positive (default 5, EIO)");
+
+static atomic_t failed = ATOMIC_INIT(0);
+module_param_named(failed, failed.counter, int, 0444);
+MODULE_PARM_DESC(failed, "QP creations failed by fail_create so far");
+
+/* The max_inline_data of each RC QP creation, in order: the last ones */
+#define ASKS_KEPT 32
+static DEFINE_SPINLOCK(asks_lock);
+static u32 asks[ASKS_KEPT];
+static unsigned int nasks;
+
+static void asks_record(u32 size)
+{
+	spin_lock(&asks_lock);
+	if (nasks == ASKS_KEPT) {
+		memmove(asks, asks + 1, sizeof(asks) - sizeof(asks[0]));
+		nasks--;
+	}
+	asks[nasks++] = size;
+	spin_unlock(&asks_lock);
+}
+
+static int asks_get(char *buf, const struct kernel_param *kp)
+{
+	unsigned int i;
+	int n = 0;
+
+	spin_lock(&asks_lock);
+	for (i = 0; i < nasks; i++)
+		n += scnprintf(buf + n, PAGE_SIZE - n, "%s%u", i ? "," : "",
+			       asks[i]);
+	spin_unlock(&asks_lock);
+	n += scnprintf(buf + n, PAGE_SIZE - n, "\n");
+	return n;
+}
+
+/* Writing anything clears the record */
+static int asks_set(const char *val, const struct kernel_param *kp)
+{
+	spin_lock(&asks_lock);
+	nasks = 0;
+	spin_unlock(&asks_lock);
+	return 0;
+}
+
+static const struct kernel_param_ops asks_ops = {
+	.set	= asks_set,
+	.get	= asks_get,
+};
+
+module_param_cb(asks, &asks_ops, NULL, 0644);
+MODULE_PARM_DESC(asks, "max_inline_data of the last 32 RC QP creations, in order; write to clear");
 
 static atomic_t refused = ATOMIC_INIT(0);
 module_param_named(refused, refused.counter, int, 0444);
@@ -153,6 +220,13 @@ static int inline_limit_create_qp(struct ib_qp *qp,
 	if (attr->qp_type == IB_QPT_RC &&
 	    attr->cap.max_inline_data > (u32)atomic_read(&max_asked))
 		atomic_set(&max_asked, attr->cap.max_inline_data);
+	if (attr->qp_type == IB_QPT_RC) {
+		asks_record(attr->cap.max_inline_data);
+		if (atomic_add_unless(&fail_create, -1, 0)) {
+			atomic_inc(&failed);
+			return -(int)fail_errno;
+		}
+	}
 	if (attr->cap.max_inline_data > limit ||
 	    (refuse_all && attr->qp_type == IB_QPT_RC)) {
 		atomic_inc(&refused);
@@ -194,10 +268,11 @@ static int __init inline_limit_init(void)
 		WRITE_ONCE(wrapped->ops.driver_id, driver_id);
 	WRITE_ONCE(wrapped->ops.create_qp, inline_limit_create_qp);
 	WRITE_ONCE(wrapped->ops.post_send, inline_limit_post_send);
-	pr_info("%s: inline data limit %u, driver_id %u%s\n",
+	pr_info("%s: inline data limit %u, driver_id %u%s; failing the next %d RC QP creations with -%u\n",
 		dev_name(&wrapped->dev), limit,
 		wrapped->ops.driver_id,
-		refuse_all ? ", refusing every RC QP" : "");
+		refuse_all ? ", refusing every RC QP" : "",
+		atomic_read(&fail_create), fail_errno);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #define ERDMA	DRV(RDMA_DRIVER_ERDMA)
 #define RXE	DRV(RDMA_DRIVER_RXE)
 #define SIW	DRV(RDMA_DRIVER_SIW)
+#define MLX5	DRV(RDMA_DRIVER_MLX5)
 /* A driver that is not in the table, opted in by the admin */
 #define UNKNOWN	NULL
 
@@ -55,6 +56,10 @@ static struct probe run_probe(const struct rpcrdma_wqe_inline_driver *drv,
 	struct probe p = { 0 };
 	u32 size = rpcrdma_wqe_inline_first_size(drv, want, memo);
 
+	/* As the kernel counts a memo's uses when it reads it */
+	if (memo && memo->valid)
+		memo->uses++;
+
 	for (;;) {
 		if (p.attempts < 32)
 			p.asked[p.attempts] = size;
@@ -68,11 +73,9 @@ static struct probe run_probe(const struct rpcrdma_wqe_inline_driver *drv,
 		size = rpcrdma_wqe_inline_next_size(drv, size);
 	}
 	p.granted = size;
-	if (memo) {
-		memo->want = want;
-		memo->accepted = size;
-		memo->valid = true;
-	}
+	if (memo)
+		rpcrdma_wqe_inline_memo_write(memo, &memo->key, want, size,
+					      size);
 	return p;
 }
 
@@ -433,12 +436,12 @@ static void test_memo(void)
 	check(p.attempts == 1 && p.granted == 64,
 	      "memo: a smaller inline_size is asked as is");
 	memo = (struct rpcrdma_wqe_inline_memo){ .want = 64, .accepted = 64,
-						 .valid = true };
+						 .uses = 1, .valid = true };
 	p = run_probe(RXE, 101, 256, &memo);
 	check(p.asked[0] == 256 && p.granted == 96,
 	      "memo: a larger inline_size than remembered probes again");
 	memo = (struct rpcrdma_wqe_inline_memo){ .want = 256, .accepted = 96,
-						 .valid = true };
+						 .uses = 1, .valid = true };
 	p = run_probe(RXE, 40, 256, &memo);
 	check(p.asked[0] == 96 && p.granted == 32 && p.attempts == 5,
 	      "memo: a remembered size now refused still falls back");
@@ -448,6 +451,177 @@ static void test_memo(void)
 	check(p.asked[0] == 256, "memo: an invalid memo is ignored");
 	check_eq(rpcrdma_wqe_inline_first_size(IRDMA, 256, NULL), 216,
 		 "no memo: the driver's first known limit");
+}
+
+/* What the kernel's creation loop (wqe_inline_qp.c) does against a
+ * device that fails creations with the errors in @errs, one per attempt
+ * (0 for success; past the end, success): the sizes asked, whether it
+ * came up, and whether a memo would be written.
+ */
+struct create {
+	u32	asked[40];
+	u32	attempts;
+	int	ret;
+};
+
+static struct create run_create(const struct rpcrdma_wqe_inline_driver *drv,
+				u32 want, const int *errs, unsigned int nerrs)
+{
+	struct create c;
+	unsigned int nomem = 0;
+	u32 size = rpcrdma_wqe_inline_first_size(drv, want, NULL);
+
+	memset(&c, 0, sizeof(c));
+	for (;;) {
+		int err = c.attempts < nerrs ? errs[c.attempts] : 0;
+
+		if (c.attempts < ARRAY_SIZE(c.asked))
+			c.asked[c.attempts] = size;
+		c.attempts++;
+		c.ret = err;
+		if (!err || c.attempts > 100)
+			return c;
+		if (!rpcrdma_wqe_inline_retry(drv, size, err, &nomem, &size))
+			return c;
+	}
+}
+
+static void test_retry(void)
+{
+	static const int eio[] = { -EIO };
+	static const int einval_eio[] = { -EINVAL, -EIO };
+	static const int enomem4[] = { -ENOMEM, -ENOMEM, -ENOMEM, -ENOMEM, -ENOMEM };
+	static const int einval_nomem[] = { -EINVAL, -ENOMEM };
+	unsigned int nomem = 0;
+	struct create c;
+	u32 next = 12345;
+
+	c = run_create(RXE, 256, eio, 1);
+	check(c.attempts == 1 && c.ret == -EIO && c.asked[0] == 256,
+	      "-EIO: returned at once, after one attempt at the full size");
+	c = run_create(RXE, 256, einval_eio, 2);
+	check(c.attempts == 2 && c.ret == -EIO && c.asked[1] == 240,
+	      "-EINVAL then -EIO: one step down, then the -EIO returned");
+	check(!rpcrdma_wqe_inline_retry(RXE, 256, -ETIMEDOUT, &nomem, &next) &&
+	      !rpcrdma_wqe_inline_retry(RXE, 256, -ENODEV, &nomem, &next) &&
+	      !rpcrdma_wqe_inline_retry(RXE, 256, -ENOMEM, &nomem, &next) &&
+	      !rpcrdma_wqe_inline_retry(IRDMA, 216, -ENOMEM, &nomem, &next) &&
+	      !rpcrdma_wqe_inline_retry(UNKNOWN, 256, -ENOMEM, &nomem, &next),
+	      "-ETIMEDOUT, -ENODEV, and -ENOMEM of a driver without nomem_refuses: no retry");
+	check(next == 12345 && nomem == 0, "no retry: next and the -ENOMEM count untouched");
+	check(!rpcrdma_wqe_inline_retry(RXE, 0, -EINVAL, &nomem, &next),
+	      "-EINVAL asking 0: nothing smaller, no retry");
+	check(!rpcrdma_wqe_inline_retry(MLX5, 0, -ENOMEM, &nomem, &next),
+	      "mlx5 -ENOMEM asking 0: not a refusal");
+	check(rpcrdma_wqe_inline_retry(RXE, 256, -EINVAL, &nomem, &next) &&
+	      next == 240, "-EINVAL: a refusal, 16 bytes less");
+	c = run_create(MLX5, 256, enomem4, 4);
+	check(c.attempts == 5 && c.ret == 0 && c.asked[0] == 256 &&
+	      c.asked[1] == 128 && c.asked[2] == 112 && c.asked[3] == 96 &&
+	      c.asked[4] == 0,
+	      "mlx5 -ENOMEM: 256, half, then 16-byte steps, 3 times at most, then the stock ask, 0");
+	c = run_create(MLX5, 256, enomem4, 2);
+	check(c.attempts == 3 && c.ret == 0 && c.asked[2] == 112,
+	      "mlx5, a deep server queue (needs 120 or less): 256, 128, 112");
+	c = run_create(MLX5, 256, enomem4, 5);
+	check(c.attempts == 5 && c.ret == -ENOMEM && c.asked[4] == 0,
+	      "mlx5 -ENOMEM at 0 too: returned, after four more creations");
+	c = run_create(MLX5, 256, enomem4, 1);
+	check(c.attempts == 2 && c.ret == 0 && c.asked[1] == 128,
+	      "mlx5 -ENOMEM once: half the size, and up");
+	c = run_create(MLX5, 256, einval_nomem, 2);
+	check(c.attempts == 3 && c.asked[1] == 240 && c.asked[2] == 112,
+	      "mlx5 -EINVAL then -ENOMEM: 256, 240, then half: 112");
+	c = run_create(MLX5, 24, enomem4, 1);
+	check(c.attempts == 2 && c.asked[1] == 0 && c.ret == 0,
+	      "mlx5 -ENOMEM at 24 bytes: half rounds down to 0");
+}
+
+static void test_memo_keys(void)
+{
+	struct rpcrdma_wqe_inline_memo memos[RPCRDMA_WQE_INLINE_MEMOS];
+	const struct rpcrdma_wqe_inline_memo_key client = { 1, 128, 3 };
+	const struct rpcrdma_wqe_inline_memo_key server = { 0, 128, 3 };
+	const struct rpcrdma_wqe_inline_memo_key deep = { 1, 4096, 3 };
+	const struct rpcrdma_wqe_inline_memo_key sges = { 1, 128, 2 };
+	struct rpcrdma_wqe_inline_memo *m;
+	unsigned int i, probes;
+	struct probe p;
+
+	memset(memos, 0, sizeof(memos));
+	check(!rpcrdma_wqe_inline_memo_find(memos, RPCRDMA_WQE_INLINE_MEMOS, &client),
+	      "memo keys: none written, none found");
+	m = rpcrdma_wqe_inline_memo_slot(memos, RPCRDMA_WQE_INLINE_MEMOS, &client);
+	check(m == &memos[0], "memo keys: the first goes to the first slot");
+	m->key = client;
+	p = run_probe(RXE, 101, 256, m);
+	check(p.granted == 96 && m->accepted == 96, "memo keys: the client's probe remembered");
+	check(rpcrdma_wqe_inline_memo_find(memos, RPCRDMA_WQE_INLINE_MEMOS, &client) == m,
+	      "memo keys: found for the same side and shape");
+	check(!rpcrdma_wqe_inline_memo_find(memos, RPCRDMA_WQE_INLINE_MEMOS, &server),
+	      "memo keys: the client's memo does not serve the server");
+	check(!rpcrdma_wqe_inline_memo_find(memos, RPCRDMA_WQE_INLINE_MEMOS, &deep),
+	      "memo keys: nor a deeper send queue of the same side");
+	check(!rpcrdma_wqe_inline_memo_find(memos, RPCRDMA_WQE_INLINE_MEMOS, &sges),
+	      "memo keys: nor other send SGEs");
+	check(rpcrdma_wqe_inline_first_size(RXE, 256, NULL) == 256,
+	      "memo keys: so the server asks the full size");
+	m = rpcrdma_wqe_inline_memo_slot(memos, RPCRDMA_WQE_INLINE_MEMOS, &server);
+	check(m == &memos[1], "memo keys: the server's goes to its own slot");
+	m->key = server;
+	run_probe(RXE, 512, 256, m);
+	m = rpcrdma_wqe_inline_memo_find(memos, RPCRDMA_WQE_INLINE_MEMOS, &client);
+	check(m && m->accepted == 96 && memos[1].accepted == 256,
+	      "memo keys: the server's 256 leaves the client's 96, and the other way");
+	check(rpcrdma_wqe_inline_memo_slot(memos, RPCRDMA_WQE_INLINE_MEMOS, &client) == &memos[0],
+	      "memo keys: a key's slot is its own memo");
+
+	/* Full: the oldest goes, the others keep theirs */
+	memos[2] = (struct rpcrdma_wqe_inline_memo){ .key = deep, .want = 256,
+						     .accepted = 64, .uses = 1, .valid = true };
+	memos[3] = (struct rpcrdma_wqe_inline_memo){ .key = { 0, 4096, 3 }, .want = 256,
+						     .accepted = 32, .uses = 1, .valid = true };
+	m = rpcrdma_wqe_inline_memo_slot(memos, RPCRDMA_WQE_INLINE_MEMOS, &sges);
+	check(m == &memos[3] && !m->valid && memos[0].key.side == server.side &&
+	      memos[0].accepted == 256 && memos[2].accepted == 32,
+	      "memo keys: when full, the oldest (the client's) goes, the rest move down");
+	check(!rpcrdma_wqe_inline_memo_find(memos, RPCRDMA_WQE_INLINE_MEMOS, &client),
+	      "memo keys: the evicted one is found no more");
+
+	/* Back up: every RPCRDMA_WQE_INLINE_REPROBE-th use probes from want */
+	m = &memos[0];
+	*m = (struct rpcrdma_wqe_inline_memo){ .key = client, .want = 256,
+					       .accepted = 96, .uses = 1, .valid = true };
+	probes = 0;
+	for (i = 0; i < 2 * RPCRDMA_WQE_INLINE_REPROBE; i++) {
+		p = run_probe(RXE, 101, 256, m);
+		probes += p.asked[0] == 256;
+	}
+	check_eq(probes, 2, "memo: two probes from inline_size in 32 connections below it");
+	p = run_probe(RXE, 101, 256, m);
+	check(p.attempts == 1 && p.granted == 96, "memo: after a probe, the memo again");
+	for (i = 0, probes = 0; i < RPCRDMA_WQE_INLINE_REPROBE; i++) {
+		p = run_probe(RXE, 512, 256, m);
+		probes += p.asked[0] == 256;
+	}
+	check(probes >= 1 && m->accepted == 256 && p.asked[0] == 256,
+	      "memo: a device that takes more again goes back up within 16 connections");
+	*m = (struct rpcrdma_wqe_inline_memo){ .key = client, .want = 256,
+					       .accepted = 256, .uses = 16, .valid = true };
+	check_eq(rpcrdma_wqe_inline_first_size(RXE, 256, m), 256,
+		 "memo at want: the 16th use is the same ask");
+}
+
+static void test_param_refused(void)
+{
+	check_eq(rpcrdma_wqe_inline_param_refused(-EINVAL, false), -EINVAL,
+		 "a bad value written at run time: refused");
+	check_eq(rpcrdma_wqe_inline_param_refused(-E2BIG, false), -E2BIG,
+		 "too many drivers written at run time: refused with -E2BIG");
+	check_eq(rpcrdma_wqe_inline_param_refused(-EINVAL, true), 0,
+		 "a bad value at load: not an error, the module loads");
+	check_eq(rpcrdma_wqe_inline_param_refused(-E2BIG, true), 0,
+		 "too many drivers at load: not an error either");
 }
 
 static void test_bounds(void)
@@ -600,6 +774,9 @@ int main(void)
 	test_sequences();
 	test_how();
 	test_memo();
+	test_retry();
+	test_memo_keys();
+	test_param_refused();
 	test_bounds();
 	test_eligibility();
 	printf("%d passed, %d failed\n", passed, failed);

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * rpcrdma-inline: what the files of src/ share with each other, and the
+ * hooks never call. One concern per file: wqe_inline_param.c (module
+ * parameters), wqe_inline_dev.c (the device list and its memos),
+ * wqe_inline_qp.c (QP creation), wqe_inline_counters.c (the connection
+ * list and its Send counters), wqe_inline_debugfs.c (debugfs), and
+ * wqe_inline.c (module init and exit, the tracepoints).
+ */
+#ifndef _RPCRDMA_WQE_INLINE_CORE_H
+#define _RPCRDMA_WQE_INLINE_CORE_H
+
+#include "rpcrdma_wqe_inline.h"
+
+static inline const char *
+rpcrdma_wqe_inline_side_name(enum rpcrdma_wqe_inline_side side)
+{
+	return side == RPCRDMA_WQE_INLINE_SERVER ? "server" : "client";
+}
+
+/* wqe_inline_param.c */
+u32 rpcrdma_wqe_inline_want(enum rpcrdma_wqe_inline_side side);
+void rpcrdma_wqe_inline_decide_id(u32 driver_id,
+				  struct rpcrdma_wqe_inline_verdict *v);
+void rpcrdma_wqe_inline_params_log(void);
+
+/* wqe_inline_dev.c */
+
+/**
+ * struct rpcrdma_wqe_inline_dev_snap - one device's entry, copied
+ * @name: the device's name
+ * @driver_id: its enum rdma_driver_id
+ * @last: the memo written last, of any side and shape
+ * @memos: its memos, one per side and QP shape, oldest first
+ */
+struct rpcrdma_wqe_inline_dev_snap {
+	char				name[IB_DEVICE_NAME_MAX];
+	u32				driver_id;
+	struct rpcrdma_wqe_inline_memo	last;
+	struct rpcrdma_wqe_inline_memo	memos[RPCRDMA_WQE_INLINE_MEMOS];
+};
+
+/**
+ * struct rpcrdma_wqe_inline_devs_snap - every listed device, copied
+ * @n: how many there are
+ * @dev: their entries
+ */
+struct rpcrdma_wqe_inline_devs_snap {
+	unsigned int				n;
+	struct rpcrdma_wqe_inline_dev_snap	dev[];
+};
+
+int rpcrdma_wqe_inline_devs_init(void);
+void rpcrdma_wqe_inline_devs_exit(void);
+void rpcrdma_wqe_inline_memo_get(const struct ib_device *device,
+				 const struct rpcrdma_wqe_inline_memo_key *key,
+				 struct rpcrdma_wqe_inline_memo *memo);
+void rpcrdma_wqe_inline_memo_set(const struct ib_device *device,
+				 const struct rpcrdma_wqe_inline_memo_key *key,
+				 u32 want, u32 accepted, u32 reported);
+struct rpcrdma_wqe_inline_devs_snap *rpcrdma_wqe_inline_devs_snapshot(void);
+
+/* wqe_inline_counters.c */
+
+/**
+ * struct rpcrdma_wqe_inline_conn_snap - one connection's numbers, copied
+ * @peer: the remote address when the QP was created
+ * @device: the RDMA device's name
+ * @side: server or client
+ * @asked: max_inline_data of the successful QP creation
+ * @reported: max_inline_data the device wrote back
+ * @max: bytes a Send may carry inline
+ * @attempts: QP creations it took
+ * @counted: its Sends are counted (the per-CPU counters were allocated)
+ * @sends: its Sends by how and size class, summed over the CPUs
+ */
+struct rpcrdma_wqe_inline_conn_snap {
+	struct sockaddr_storage		peer;
+	char				device[IB_DEVICE_NAME_MAX];
+	enum rpcrdma_wqe_inline_side	side;
+	u32				asked;
+	u32				reported;
+	u32				max;
+	u32				attempts;
+	bool				counted;
+	long sends[RPCRDMA_WQE_INLINE_HOW_NR][RPCRDMA_WQE_INLINE_SIZES];
+};
+
+/**
+ * struct rpcrdma_wqe_inline_conns_snap - every listed connection, copied
+ * @n: how many there are
+ * @conn: their numbers
+ */
+struct rpcrdma_wqe_inline_conns_snap {
+	unsigned int				n;
+	struct rpcrdma_wqe_inline_conn_snap	conn[];
+};
+
+void rpcrdma_wqe_inline_counters_alloc(struct rpcrdma_wqe_inline *wi);
+void rpcrdma_wqe_inline_counters_free(struct rpcrdma_wqe_inline *wi);
+void rpcrdma_wqe_inline_conn_add(struct rpcrdma_wqe_inline *wi);
+struct rpcrdma_wqe_inline_conns_snap *rpcrdma_wqe_inline_conns_snapshot(void);
+
+/* wqe_inline_debugfs.c */
+void rpcrdma_wqe_inline_debugfs_init(void);
+void rpcrdma_wqe_inline_debugfs_exit(void);
+
+#endif /* _RPCRDMA_WQE_INLINE_CORE_H */

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * rpcrdma-inline: the connections whose QP exists, and their Send
+ * counters.
+ *
+ * Every Send of both sides is counted, even at inline_size=0, so the
+ * counters are per CPU (as svcrdma's own statistics are percpu_counters):
+ * a shared atomic would bounce one cache line between every nfsd thread
+ * of a connection. They are summed only when read (debugfs, the release
+ * tracepoint). If they cannot be allocated, the connection is made all
+ * the same, as the stock module would, and its Sends go uncounted
+ * ('counted=0' in 'connections').
+ */
+
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+
+#include "rpcrdma_wqe_inline_core.h"
+#include "rpcrdma_wqe_inline_trace.h"
+
+/* Connections whose QP exists, for debugfs, and how many */
+static HLIST_HEAD(rpcrdma_wqe_inline_conns);
+static DEFINE_SPINLOCK(rpcrdma_wqe_inline_conns_lock);
+static unsigned int rpcrdma_wqe_inline_nconns;
+
+/**
+ * rpcrdma_wqe_inline_counters_alloc - give a connection its Send counters
+ * @wi: the connection's inline state, before its QP is created
+ *
+ * On failure @wi->sends stays NULL and the Sends are not counted.
+ */
+void rpcrdma_wqe_inline_counters_alloc(struct rpcrdma_wqe_inline *wi)
+{
+	wi->sends = alloc_percpu(struct rpcrdma_wqe_inline_counts);
+}
+
+/**
+ * rpcrdma_wqe_inline_counters_free - free a connection's Send counters
+ * @wi: the connection's inline state, not listed
+ */
+void rpcrdma_wqe_inline_counters_free(struct rpcrdma_wqe_inline *wi)
+{
+	free_percpu(wi->sends);
+	wi->sends = NULL;
+}
+
+/**
+ * rpcrdma_wqe_inline_conn_add - list a connection whose QP now exists
+ * @wi: the connection's inline state, filled in
+ */
+void rpcrdma_wqe_inline_conn_add(struct rpcrdma_wqe_inline *wi)
+{
+	spin_lock(&rpcrdma_wqe_inline_conns_lock);
+	hlist_add_head(&wi->node, &rpcrdma_wqe_inline_conns);
+	rpcrdma_wqe_inline_nconns++;
+	spin_unlock(&rpcrdma_wqe_inline_conns_lock);
+}
+
+/* The Sends of @wi summed over the CPUs, by how and size class */
+static void
+rpcrdma_wqe_inline_sum(const struct rpcrdma_wqe_inline *wi,
+		       long sends[RPCRDMA_WQE_INLINE_HOW_NR][RPCRDMA_WQE_INLINE_SIZES])
+{
+	const struct rpcrdma_wqe_inline_counts *c;
+	unsigned int h, s;
+	int cpu;
+
+	memset(sends, 0, sizeof(long) * RPCRDMA_WQE_INLINE_HOW_NR *
+	       RPCRDMA_WQE_INLINE_SIZES);
+	if (!wi->sends)
+		return;
+	for_each_possible_cpu(cpu) {
+		c = per_cpu_ptr(wi->sends, cpu);
+		for (h = 0; h < RPCRDMA_WQE_INLINE_HOW_NR; h++)
+			for (s = 0; s < RPCRDMA_WQE_INLINE_SIZES; s++)
+				sends[h][s] += READ_ONCE(c->n[h][s]);
+	}
+}
+
+/**
+ * rpcrdma_wqe_inline_conns_snapshot - copy every listed connection's numbers
+ *
+ * The connections lock is held only to copy (and sum the per-CPU
+ * counters): debugfs formats the copy without it, so that readers do not
+ * hold up connection setup and teardown.
+ *
+ * Return: the copy, to be freed with kvfree(), or NULL when it could not
+ * be allocated.
+ */
+struct rpcrdma_wqe_inline_conns_snap *rpcrdma_wqe_inline_conns_snapshot(void)
+{
+	struct rpcrdma_wqe_inline_conns_snap *snap;
+	struct rpcrdma_wqe_inline_conn_snap *s;
+	struct rpcrdma_wqe_inline *wi;
+	unsigned int room;
+
+	for (;;) {
+		room = READ_ONCE(rpcrdma_wqe_inline_nconns) + 8;
+		snap = kvzalloc(struct_size(snap, conn, room), GFP_KERNEL);
+		if (!snap)
+			return NULL;
+		spin_lock(&rpcrdma_wqe_inline_conns_lock);
+		if (rpcrdma_wqe_inline_nconns <= room)
+			break;
+		spin_unlock(&rpcrdma_wqe_inline_conns_lock);
+		kvfree(snap);
+	}
+	hlist_for_each_entry(wi, &rpcrdma_wqe_inline_conns, node) {
+		s = &snap->conn[snap->n++];
+		memcpy(&s->peer, &wi->peer, sizeof(s->peer));
+		memcpy(s->device, wi->device, sizeof(s->device));
+		s->side = wi->side;
+		s->asked = wi->asked;
+		s->reported = wi->reported;
+		s->max = wi->max;
+		s->attempts = wi->attempts;
+		s->counted = wi->sends;
+		rpcrdma_wqe_inline_sum(wi, s->sends);
+	}
+	spin_unlock(&rpcrdma_wqe_inline_conns_lock);
+	return snap;
+}
+
+/**
+ * rpcrdma_wqe_inline_release - take a connection off the debugfs list
+ * @wi: the connection's inline state
+ *
+ * Call before freeing the structure that embeds @wi, once nothing posts
+ * on its QP any more; frees its counters. Does nothing if
+ * rpcrdma_wqe_inline_create_qp() did not succeed on it.
+ */
+void rpcrdma_wqe_inline_release(struct rpcrdma_wqe_inline *wi)
+{
+	long sends[RPCRDMA_WQE_INLINE_HOW_NR][RPCRDMA_WQE_INLINE_SIZES];
+	long n_inline = 0, n_byref = 0;
+	unsigned int h, s;
+
+	if (hlist_unhashed(&wi->node))
+		return;
+	spin_lock(&rpcrdma_wqe_inline_conns_lock);
+	hlist_del_init(&wi->node);
+	rpcrdma_wqe_inline_nconns--;
+	spin_unlock(&rpcrdma_wqe_inline_conns_lock);
+	if (trace_rpcrdma_wqe_inline_release_enabled()) {
+		rpcrdma_wqe_inline_sum(wi, sends);
+		for (h = 0; h < RPCRDMA_WQE_INLINE_HOW_NR; h++)
+			for (s = 0; s < RPCRDMA_WQE_INLINE_SIZES; s++) {
+				if (h == RPCRDMA_WQE_INLINE_HOW_INLINE)
+					n_inline += sends[h][s];
+				else
+					n_byref += sends[h][s];
+			}
+		trace_rpcrdma_wqe_inline_release(wi, n_inline, n_byref);
+	}
+	rpcrdma_wqe_inline_counters_free(wi);
+}
+
+/**
+ * rpcrdma_wqe_inline_posting - count a Send WR that is about to be posted
+ * @wi: the connection's inline state
+ * @send_wr: the Send WR, with its sg_list and send_flags final
+ * @how: inline, or why by reference
+ * @behind: other work goes ahead of it: the REG_MR WRs of a client Call
+ *	    chained in front of it, or a server Reply's chunk data
+ *
+ * Called immediately before ib_post_send(): the WR is not read after
+ * it is posted. One per-CPU increment per Send: by @how and size class.
+ */
+void rpcrdma_wqe_inline_posting(struct rpcrdma_wqe_inline *wi,
+				const struct ib_send_wr *send_wr,
+				enum rpcrdma_wqe_inline_how how, bool behind)
+{
+	u32 len = rpcrdma_wqe_inline_msg_len(send_wr->sg_list,
+					     send_wr->num_sge);
+
+	if (likely(wi->sends))
+		this_cpu_inc(wi->sends->n[how][rpcrdma_wqe_inline_size_class(len)]);
+	trace_rpcrdma_wqe_inline_post(wi, send_wr, how, len, behind);
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * rpcrdma-inline: QP creation with as much inline data as the device
+ * accepts.
+ *
+ * Only a QP creation tells how much inline data a device accepts per
+ * Send WR. So QPs are created asking for inline_size bytes (or what the
+ * device accepted before for this side and shape: wqe_inline_dev.c), and
+ * for less after each refusal (rpcrdma_wqe_inline_retry()). Any other
+ * error is returned at once, as from the stock module's one
+ * rdma_create_qp() call, and nothing is remembered from that run.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/printk.h>
+#include <linux/string.h>
+
+#include "rpcrdma_wqe_inline_core.h"
+#include "rpcrdma_wqe_inline_trace.h"
+
+static int rpcrdma_wqe_inline_try(struct rpcrdma_wqe_inline *wi,
+				  struct rdma_cm_id *id, struct ib_pd *pd,
+				  struct ib_qp_init_attr *attr, u32 asked)
+{
+	int ret;
+
+	ret = rdma_create_qp(id, pd, attr);
+	trace_rpcrdma_wqe_inline_create_qp(id->device, wi->side,
+					   ++wi->attempts, asked, ret);
+	return ret;
+}
+
+/* Asks for inline data from @first down while the device refuses the
+ * size; on success @size is the size accepted. Return: 0, or the error
+ * of the last attempt.
+ */
+static int rpcrdma_wqe_inline_negotiate(struct rpcrdma_wqe_inline *wi,
+					struct rdma_cm_id *id, struct ib_pd *pd,
+					struct ib_qp_init_attr *attr,
+					const struct rpcrdma_wqe_inline_verdict *verdict,
+					u32 first, u32 *size)
+{
+	struct ib_qp_init_attr orig = *attr;
+	unsigned int nomem = 0;
+	int ret;
+
+	*size = first;
+	for (;;) {
+		/* rdma_create_qp() may change @attr even when it fails */
+		*attr = orig;
+		attr->cap.max_inline_data = *size;
+		ret = rpcrdma_wqe_inline_try(wi, id, pd, attr, *size);
+		if (!ret)
+			return 0;
+		if (!rpcrdma_wqe_inline_retry(verdict->driver, *size, ret,
+					      &nomem, size))
+			break;
+	}
+	if (!*size)
+		/* Refused even without inline data: the connection fails */
+		pr_warn_ratelimited("%s: %s QP creation failed at every inline data size from %u bytes down to 0 (%u attempts): error %d\n",
+				    dev_name(&id->device->dev),
+				    rpcrdma_wqe_inline_side_name(wi->side),
+				    first, wi->attempts, ret);
+	else
+		pr_warn_ratelimited("%s: %s QP creation failed asking %u bytes of inline data (attempt %u): error %d, not a refusal of the size, so not retried smaller\n",
+				    dev_name(&id->device->dev),
+				    rpcrdma_wqe_inline_side_name(wi->side),
+				    *size, wi->attempts, ret);
+	return ret;
+}
+
+/**
+ * rpcrdma_wqe_inline_create_qp - create a QP with as much inline data as allowed
+ * @wi: the connection's inline state, zeroed
+ * @id: the connection's CM ID
+ * @pd: protection domain for the QP
+ * @attr: QP attributes as rdma_create_qp() takes them
+ * @side: server or client
+ *
+ * Stands in for rdma_create_qp(). Where the policy allows inline data
+ * on the device's driver (rpcrdma_wqe_inline_decide()), asks for the
+ * configured inline size, or the driver's known limits below it, and
+ * steps down after each refusal (-EINVAL, or mlx5's -ENOMEM, bounded:
+ * rpcrdma_wqe_inline_retry()), restoring all of @attr before every
+ * attempt (rdma_create_qp() may change it even when it fails). Any other
+ * error is returned at once. With nothing to ask for (inline_size=0, the
+ * side switched off, or the driver off), it is exactly one
+ * rdma_create_qp() call with @attr as given. On success @attr holds what
+ * the device wrote back, as after rdma_create_qp(), and @wi is listed in
+ * debugfs.
+ *
+ * Return: 0, or the error of the last attempt (logged, rate-limited,
+ * when sizes were negotiated).
+ */
+int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
+				 struct rdma_cm_id *id, struct ib_pd *pd,
+				 struct ib_qp_init_attr *attr,
+				 enum rpcrdma_wqe_inline_side side)
+{
+	u32 want = rpcrdma_wqe_inline_want(side);
+	struct rpcrdma_wqe_inline_verdict verdict;
+	struct rpcrdma_wqe_inline_memo_key key = {};
+	struct rpcrdma_wqe_inline_memo memo;
+	bool negotiated;
+	u32 first = 0, size;
+	int ret;
+
+	wi->side = side;
+	wi->attempts = 0;
+	rpcrdma_wqe_inline_decide_id(id->device->ops.driver_id, &verdict);
+	rpcrdma_wqe_inline_counters_alloc(wi);
+	negotiated = want && verdict.on;
+	if (!negotiated) {
+		size = attr->cap.max_inline_data;
+		ret = rpcrdma_wqe_inline_try(wi, id, pd, attr, size);
+	} else {
+		/* The shape as asked, before drivers write theirs back */
+		key = (struct rpcrdma_wqe_inline_memo_key){
+			.side		= side,
+			.max_send_wr	= attr->cap.max_send_wr,
+			.max_send_sge	= attr->cap.max_send_sge,
+		};
+		rpcrdma_wqe_inline_memo_get(id->device, &key, &memo);
+		first = rpcrdma_wqe_inline_first_size(verdict.driver, want,
+						      &memo);
+		ret = rpcrdma_wqe_inline_negotiate(wi, id, pd, attr, &verdict,
+						   first, &size);
+	}
+	if (ret) {
+		rpcrdma_wqe_inline_counters_free(wi);
+		return ret;
+	}
+
+	wi->asked = size;
+	wi->reported = attr->cap.max_inline_data;
+	/* What the verdict gives the connection: set here only */
+	wi->max = negotiated ?
+		rpcrdma_wqe_inline_usable(verdict.driver, size, wi->reported) : 0;
+	wi->no_inv = verdict.driver && verdict.driver->no_inv;
+	wi->behind_reg = verdict.behind_reg;
+
+	if (negotiated) {
+		/* Refused at every size above 0: by reference, as the stock module */
+		if (!size && wi->attempts > 1)
+			pr_info_ratelimited("%s: %s QP created without inline data: the device refused every size from %u bytes down (%u attempts)\n",
+					    dev_name(&id->device->dev),
+					    rpcrdma_wqe_inline_side_name(side),
+					    first, wi->attempts);
+		/* Every failure of this run was a refusal (else it returned) */
+		rpcrdma_wqe_inline_memo_set(id->device, &key, want, size,
+					    wi->reported);
+	}
+
+	memcpy(&wi->peer, &id->route.addr.dst_addr, sizeof(wi->peer));
+	strscpy(wi->device, dev_name(&id->device->dev), sizeof(wi->device));
+	trace_rpcrdma_wqe_inline_granted(wi);
+	rpcrdma_wqe_inline_conn_add(wi);
+	return 0;
+}
