@@ -30,8 +30,11 @@ export BENCH_ICOUNT=${BENCH_ICOUNT:-2} BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 export BENCH_RUNTIME=${BENCH_RUNTIME:-5} BENCH_RAMP=${BENCH_RAMP:-1}
 export BENCH_SIZE=${BENCH_SIZE:-16} BENCH_DELAY_NS=$d_ns BENCH_TAG=delay
 export BENCH_MODES="off both off+d server+d both+d"
-# The modes' Send counts say what switched; latency.sh's report has them
-"$here/latency.sh" "$series"
+# The modes' Send counts say what switched; latency.sh's report has them.
+# Its exit status (3: the kernel logged a problem) is this script's, after
+# the numbers it printed
+rc=0
+"$here/latency.sh" "$series" || rc=$?
 log=$repo/build/bench/latency-$series-icount$BENCH_ICOUNT-delay.log
 report=$repo/build/bench/delay-$series.txt
 
@@ -46,9 +49,9 @@ awk -v d="$d_ns" '
 		name[2] = "2. D, server switching"
 		name[3] = "3. D, both switching"
 		# expected B - A in us: Sends switched per I/O times D
-		exp[1, "write"] = 0; exp[1, "randread"] = 0
-		exp[2, "write"] = -d / 1000; exp[2, "randread"] = 0
-		exp[3, "write"] = -2 * d / 1000; exp[3, "randread"] = -d / 1000
+		want[1, "write"] = 0; want[1, "randread"] = 0
+		want[2, "write"] = -d / 1000; want[2, "randread"] = 0
+		want[3, "write"] = -2 * d / 1000; want[3, "randread"] = -d / 1000
 	}
 	$1 == "bench" { m[$2, $3, $5] = $7; rws[$5] = 1; if ($2 > nr) nr = $2 }
 	END {
@@ -67,10 +70,11 @@ awk -v d="$d_ns" '
 				for (i = 1; i <= n; i++) ss += (x[i] - mean) ^ 2
 				half = n > 1 ? t[n - 1 > 10 ? 10 : n - 1] * sqrt(ss / (n - 1)) / sqrt(n) : 0
 				printf "%-26s %-8s %3d %+10.2f %+10.2f .. %+9.2f %+10.2f\n", name[s], rw, n, mean,
-					mean - half, mean + half, exp[s, rw]
+					mean - half, mean + half, want[s, rw]
 				got++
 			}
 		}
 		exit !got
 	}' "$log" | tee "$report"
 echo "# written to $report (the runs and Send counts: build/bench/latency-$series-icount$BENCH_ICOUNT-delay.txt)"
+exit "$rc"

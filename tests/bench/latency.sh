@@ -39,7 +39,7 @@ export GUEST_BENCH_MODES=${BENCH_MODES:-stock off server both} GUEST_BENCH_SIZE=
 export GUEST_BENCH_DELAY_NS=${BENCH_DELAY_NS:-}
 name=latency-$series${BENCH_ICOUNT:+-icount$BENCH_ICOUNT}${BENCH_TAG:+-$BENCH_TAG}
 if [ -n "${BENCH_ICOUNT:-}" ]; then
-	export RPCRDMA_INLINE_ICOUNT=$BENCH_ICOUNT
+	export RPCRDMA_INLINE_ICOUNT=$BENCH_ICOUNT GUEST_BENCH_ICOUNT=$BENCH_ICOUNT
 	# fio, nfsd and rxe on an emulated clock: the tests' out directory
 	# for the guest's logs is per report
 	export GUEST_TAG=$name
@@ -149,12 +149,12 @@ table() {
 		echo "count of the guest's instructions (client, server and rxe together), whatever the host"
 		echo "did meanwhile: a figure of CPU cost, the same on any host, not of real latency."
 	fi
-	echo "What goes inline (see tests/guest/phase-integrity.sh): 4 KiB WRITE and READ Calls have a"
-	echo "REG_MR chained in front and READ Replies follow their data, so those go by reference in"
-	echo "every mode; WRITE Replies go inline in server and both. So randread is a control (next"
-	echo "to no inline Send in any mode), and both differs from server only in the client QP's"
-	echo "inline capacity (and the few small Calls of a run). mode check: the QPs' inline max (and"
-	echo "no inline Send on a side without it) fits the mode."
+	echo "What goes inline (see tests/guest/phase-datapath.sh): WRITE Replies in server and both;"
+	echo "4 KiB WRITE and READ Calls, behind the REG_MR of their chunk, in both; READ Replies follow"
+	echo "their data, so they go by reference in every mode. So randread differs between off and"
+	echo "server by nothing, and between server and both by its Call. mode check: the QPs' inline"
+	echo "max (and no inline Send on a side without it) fits the mode; MODE+d: MODE with the"
+	echo "driver's delay per Send by reference (tests/bench/delay.sh)."
 	echo
 	table <"$log"
 	if [ "$rc" -ne 0 ]; then
