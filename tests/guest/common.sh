@@ -19,6 +19,13 @@
 #   kmalloc_objects                    objects in use per kmalloc cache
 #   kmalloc_growth BEFORE AFTER        the cache that grew most beyond one
 #                                      slab's worth, and by how much
+#   rdma_rpc_xprts                     how many rpc_xprts sunrpc lists with
+#                                      netid rdma (reads their info: only
+#                                      while the rpcrdma that made them is
+#                                      loaded)
+#   rpc_xprt_read_all                  read every rpc_xprt debugfs file,
+#                                      print how many
+#   kernel_problems                    Oops/WARN/BUG lines in dmesg so far
 
 CONNS=/sys/kernel/debug/rpcrdma_inline/connections
 PKG_VERSION=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' /src/dkms.conf)
@@ -238,4 +245,42 @@ all_counts() {
 				"driver", v(d_in), v(d_br),
 				"reg", tb[1, 1, 1] + 0, tb[1, 0, 1] + 0, v(dr_in), v(dr_br)
 		}' "${files[@]}" /dev/null
+}
+
+# sunrpc's debugfs list of transports: an rpc_xprt's info is formatted
+# from strings and ops of the module that made it, so an rdma one that
+# outlives rpcrdma faults when read (the stock NFSv4.1 backchannel's,
+# which xprt_setup_rdma_bc() never frees: hook 08-svc-backchannel)
+RPC_XPRTS=/sys/kernel/debug/sunrpc/rpc_xprt
+
+rdma_rpc_xprts() {
+	local f n=0
+	for f in "$RPC_XPRTS"/*/info; do
+		if grep -qs '^netid:[[:space:]]*rdma' "$f"; then n=$((n + 1)); fi
+	done
+	echo "$n"
+}
+
+# "netid addr port state;" for each rdma rpc_xprt (the same caveat)
+rdma_rpc_xprt_list() {
+	local f
+	for f in "$RPC_XPRTS"/*/info; do
+		if grep -qs '^netid:[[:space:]]*rdma' "$f"; then
+			echo -n "$(awk '{ printf "%s ", $2 }' "$f" 2>/dev/null);"
+		fi
+	done
+}
+
+rpc_xprt_read_all() {
+	local f n=0
+	for f in "$RPC_XPRTS"/*/*; do
+		[ -f "$f" ] || continue
+		cat "$f" >/dev/null 2>&1 || true
+		n=$((n + 1))
+	done
+	echo "$n"
+}
+
+kernel_problems() {
+	dmesg | grep -cE 'WARNING:|BUG:|kernel BUG|Oops|general protection fault|Call Trace' || true
 }
