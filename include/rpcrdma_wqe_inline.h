@@ -80,6 +80,7 @@ void rpcrdma_wqe_inline_svc_prepare(struct svcxprt_rdma *rdma,
 				    bool alone);
 bool rpcrdma_wqe_inline_svc_chunks(const struct svc_rdma_recv_ctxt *rctxt);
 void rpcrdma_wqe_inline_xprt_prepare(struct rpcrdma_ep *ep,
-				     struct rpcrdma_req *req, bool alone);
+				     struct rpcrdma_req *req,
+				     const struct ib_send_wr *post_wr);
 
 #endif /* _RPCRDMA_WQE_INLINE_H */

@@ -24,10 +24,12 @@ static void rpcrdma_wqe_inline_regbuf(struct rpcrdma_regbuf *rb,
  * rpcrdma_wqe_inline_xprt_prepare - choose how a client Call is posted
  * @ep: the connection's endpoint
  * @req: the Call, about to be posted
- * @alone: its Send WR is the only WR of its ib_post_send()
+ * @post_wr: the first WR of the ib_post_send() that carries the Call:
+ *	     REG_MR WRs chained ahead of its Send WR, or the Send WR itself
  *
  * Called immediately before ib_post_send(). The Call goes inline when
- * the connection has inline data, it is @alone, no SGE points into a
+ * the connection has inline data, its Send WR is alone in the post
+ * (@post_wr is the Send WR), no SGE points into a
  * mapped page (sc_unmap_count is zero, so every SGE lies in the
  * transport header buffer rl_rdmabuf or the pulled-up message in
  * rl_sendbuf), and it fits in what the QP was granted; the inline SGEs
@@ -37,8 +39,10 @@ static void rpcrdma_wqe_inline_regbuf(struct rpcrdma_regbuf *rb,
  * send_flags are set afresh on every post: rl_wr persists between Calls.
  */
 void rpcrdma_wqe_inline_xprt_prepare(struct rpcrdma_ep *ep,
-				     struct rpcrdma_req *req, bool alone)
+				     struct rpcrdma_req *req,
+				     const struct ib_send_wr *post_wr)
 {
+	bool alone = post_wr == &req->rl_wr;
 	struct rpcrdma_wqe_inline *wi = &ep->re_wqe_inline;
 	struct rpcrdma_sendctx *sc = req->rl_sendctx;
 	struct ib_send_wr *send_wr = &req->rl_wr;
