@@ -59,19 +59,6 @@ for dist in bookworm trixie; do
 	done < <(apt_of "$dist" apt-cache madison "${names[@]}")
 done
 
-# download DIST PKG=VER...: the .debs into $debs, once
-download() {
-	local dist=$1
-	shift
-	(cd "$debs" && flock "$debs/.lock" bash -c '
-		for p in "$@"; do
-			f=$(printf "%s\n" "$p" | sed "s/=/_/; s/:/%3a/g")
-			compgen -G "${f}_*.deb" >/dev/null || missing+=("$p")
-		done
-		[ ${#missing[@]} -eq 0 ] || "${apt[@]}" download "${missing[@]}"' _ "$@") \
-		>>"$work/download.log" 2>&1
-}
-
 n=0
 mapfile -t keys < <(printf '%s\n' "${!suites_of[@]}" | sort -k3 -rV)
 for key in "${keys[@]}"; do
@@ -89,11 +76,8 @@ for key in "${keys[@]}"; do
 		sed -n 's/^ *\(linux-\(headers\|kbuild\)-[^ ]*\).*/\1/p' | grep -v "^$pkg\$" || true)
 	pkgs=("$pkg=$ver" "linux-source-$series=$ver")
 	for c in $common; do pkgs+=("$c=$ver"); done
-	apt=(apt-get -o "Dir::Etc=$cache/apt/$dist/etc/apt" -o "Dir::State::Lists=$cache/apt/$dist/lists"
-		-o "Dir::State::status=$cache/apt/$dist/status" -o "Dir::Cache=$cache/apt/$dist/cache"
-		-o Debug::NoLocking=1 -o APT::Architecture=amd64 -q)
-	export apt
-	if ! (apt=("${apt[@]}"); cd "$debs" && flock "$debs/.lock" "${apt[@]}" download "${pkgs[@]}") >>"$work/download.log" 2>&1; then
+	if ! (cd "$debs" && flock "$debs/.lock" bash -c "$(declare -f apt_of); apt_of \"\$@\"" _ \
+		"$dist" apt-get -q download "${pkgs[@]}") >>"$work/download.log" 2>&1; then
 		tail -n 5 "$work/download.log"
 		tap_fail "$kver ($ver, ${suites_of[$key]# }): download of ${pkgs[*]}"
 		continue
@@ -112,7 +96,8 @@ for key in "${keys[@]}"; do
 	if [ "$rc" -eq 0 ] && [ -f "$work/src/rpcrdma.ko" ] &&
 		! grep -qE 'warning:|error:' "$work/build.log"; then
 		variants=$(sed -n 's/^rpcrdma-inline: hook \(..\)-[^:]*: variant /\1=/p' "$work/build.log" | paste -sd' ')
-		untested=$(grep -q UNTESTED "$work/build.log" && echo ", UNTESTED" || true)
+		untested=
+		if grep -q UNTESTED "$work/build.log"; then untested=", UNTESTED"; fi
 		tap_ok "$kver ($ver, ${suites_of[$key]# }) builds in $((SECONDS - t0)) s: $variants$untested"
 		for s in ${suites_of[$key]}; do built[$s]=$((${built[$s]:-0} + 1)); done
 	else

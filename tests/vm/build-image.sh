@@ -171,7 +171,7 @@ apt_cache() { apt-cache "${aptopts[@]}" "$@"; }
 # version equals the linux-source-$1 candidate, or, for SERIES=X.Y.Z, the
 # newest linux-source-SERIES of upstream version X.Y.Z.
 resolve_series() {
-	local s=${1%%=*} point= ver name re names
+	local s=${1%%=*} point="" ver name re names
 	[[ $1 == *=* ]] && point=${1#*=}
 	if [[ -n $point ]]; then
 		ver=$(apt_cache madison "linux-source-$s" |
