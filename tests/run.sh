@@ -1,7 +1,8 @@
 #!/bin/bash
 # The test command: run a tier of the suite and end with "N passed, N failed".
 #
-#   tests/run.sh quick   unit, style, bad input, the 6.1 build and guest
+#   tests/run.sh quick   unit, style, the hooks' variants, bad input, the 6.1
+#                        build and guest
 #   tests/run.sh full    all of it: builds for Debian 13's 6.12, Debian 12's
 #                        6.1 and 6.12, 7.2 and 7.3; guests for Debian 13's
 #                        6.12, 6.1 and 7.3; the packaging tests, the
@@ -26,8 +27,8 @@ logs="${RPCRDMA_INLINE_OUT:-$repo/build/test-logs}"
 export RPCRDMA_INLINE_OUT=$logs
 
 # 6.12+deb13 is Debian 13's own kernel; 6.12 is Debian 12's (6.12.N+deb12)
-quick=(unit style bad-input build-6.1 guest-6.1)
-full=(unit style bad-input build-6.12+deb13 build-6.1 build-6.12 build-6.12.113 build-7.2 build-7.3
+quick=(unit style hooks bad-input build-6.1 guest-6.1)
+full=(unit style hooks bad-input build-6.12+deb13 build-6.1 build-6.12 build-6.12.113 build-7.2 build-7.3
 	packaging packaging-upgrade guest-install guest-6.12+deb13 guest-6.1 guest-7.3)
 # The debug guests first: they are the longest, and start before the others
 deep=(debug-6.12 debug-stock-6.12 "${full[@]}" guest-6.12 guest-6.12.113 all-kernels
@@ -50,6 +51,8 @@ command_of() {
 	unit) echo "$here/test-unit.sh" ;;
 	style) echo "$here/test-style.sh" ;;
 	bad-input) echo "$here/test-bad-input.sh" ;;
+	# Each hook's variants on the shapes of tests/hooks/fixtures
+	hooks) echo "$here/test-hooks.sh" ;;
 	build-*) echo "$here/test-build.sh ${1#build-}" ;;
 	# Every Debian kernel of the supported series that apt offers
 	all-kernels) echo "$here/test-all-kernels.sh" ;;
