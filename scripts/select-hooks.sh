@@ -62,20 +62,19 @@ for dir in "${hooks[@]}"; do
 			die "variant $hook/$variant expects nothing: give it expect lines (src/hooks/README)."
 		if meets "$patch"; then
 			matched+=("$variant")
-			report+=("  $variant: matches ($(expectations "$patch" | paste -sd';' | sed 's/;/; /g'))")
+			report+=("  $variant: matches (it expects $(expectations "$patch" | awk 'NR > 1 { printf " and " } { printf "%s", $0 }'))")
 		else
 			report+=("  $variant: no: it expects $unmet")
 		fi
 	done
 	if [ ${#matched[@]} -ne 1 ]; then
 		if [ ${#matched[@]} -eq 0 ]; then
-			what="no variant of hook $hook fits this source"
+			what="no variant of hook $hook fits this source. The kernel's xprtrdma has a shape the hooks do not know: src/hooks/$hook needs a variant for it"
 		else
-			what="${#matched[@]} variants of hook $hook fit this source (${matched[*]}), where one must"
+			what="${#matched[@]} variants of hook $hook fit this source (${matched[*]}), where one must: their expect lines in src/hooks/$hook must tell them apart"
 		fi
 		printf '%s\n' "${report[@]}" >&2
-		die "$what. The kernel's xprtrdma has a shape the hooks do not know:" \
-		    "src/hooks/$hook needs a variant for it (src/hooks/README)." \
+		die "$what (src/hooks/README)." \
 		    "Nothing was built; the stock rpcrdma module stays in place."
 	fi
 	printf '%s %s %s\n' "$hook" "${matched[0]}" "$dir${matched[0]}.patch"

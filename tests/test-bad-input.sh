@@ -151,7 +151,7 @@ fi
 refused "two variants fit (a copy of 05-xprt-struct/6.1 beside it): refused, naming both" \
 	"cp src/hooks/05-xprt-struct/6.1.patch src/hooks/05-xprt-struct/6.1-copy.patch &&
 	scripts/prepare-source.sh $kver build/x; rc=\$?; rm src/hooks/05-xprt-struct/6.1-copy.patch; exit \$rc" \
-	"2 variants of hook 05-xprt-struct fit this source (6.1 6.1-copy), where one must"
+	"2 variants of hook 05-xprt-struct fit this source (6.1-copy 6.1), where one must"
 
 # MLNX_OFED / DOCA-OFED hosts: their sources under /usr/src/ofa_kernel,
 # or an ib_core that is not the kernel's own (here moved to updates/)
