@@ -27,13 +27,17 @@ trap 'rm -rf "$work"' EXIT
 export_tree "$work/src"
 
 # apt as tests/vm/build-image.sh sets it up for DIST: its package lists
-apt_of() { # DIST CMD ARGS...
+apt_opts() { # DIST: the options, one a line
 	local d=$cache/apt/$1
-	shift
-	"$@" -o "Dir::Etc=$d/etc/apt" -o "Dir::State::Lists=$d/lists" \
+	printf '%s\n' -o "Dir::Etc=$d/etc/apt" -o "Dir::State::Lists=$d/lists" \
 		-o "Dir::State::status=$d/status" -o "Dir::Cache=$d/cache" \
 		-o Dir::Cache::pkgcache=pkgcache.bin -o Dir::Cache::srcpkgcache=srcpkgcache.bin \
 		-o Debug::NoLocking=1 -o APT::Architecture=amd64 -o APT::Architectures::=amd64
+}
+apt_of() { # DIST CMD ARGS...
+	local opts
+	mapfile -t opts < <(apt_opts "$1")
+	"$2" "${opts[@]}" "${@:3}"
 }
 
 declare -A img_of=() suites_of=() total=() built=()
@@ -76,8 +80,9 @@ for key in "${keys[@]}"; do
 		sed -n 's/^ *\(linux-\(headers\|kbuild\)-[^ ]*\).*/\1/p' | grep -v "^$pkg\$" || true)
 	pkgs=("$pkg=$ver" "linux-source-$series=$ver")
 	for c in $common; do pkgs+=("$c=$ver"); done
-	if ! (cd "$debs" && flock "$debs/.lock" bash -c "$(declare -f apt_of); apt_of \"\$@\"" _ \
-		"$dist" apt-get -q download "${pkgs[@]}") >>"$work/download.log" 2>&1; then
+	mapfile -t opts < <(apt_opts "$dist")
+	if ! (cd "$debs" && flock "$debs/.lock" apt-get "${opts[@]}" -q download "${pkgs[@]}") \
+		>>"$work/download.log" 2>&1; then
 		tail -n 5 "$work/download.log"
 		tap_fail "$kver ($ver, ${suites_of[$key]# }): download of ${pkgs[*]}"
 		continue
