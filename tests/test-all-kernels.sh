@@ -96,7 +96,9 @@ for key in "${keys[@]}"; do
 	t0=$SECONDS
 	rc=0
 	"$REPO/tests/vm/chroot-run.sh" --image "${img_of[$dist]}" --bind "$work/src:/src" \
-		--bind "$debs:/debs" -- bash -c 'dpkg --force-depends -i "$@" >/dev/null &&
+		--bind "$debs:/debs" -- bash -c '
+		# (dpkg warns of downgrades: its output is not the build'"'"'s)
+		dpkg --force-depends -i "$@" >/tmp/dpkg.log 2>&1 || { cat /tmp/dpkg.log; exit 1; }
 		make -C /src KVER='"$kver"' W=1' _ "${files[@]}" >"$work/build.log" 2>&1 || rc=$?
 	if [ "$rc" -eq 0 ] && [ -f "$work/src/rpcrdma.ko" ] &&
 		! grep -qE 'warning:|error:' "$work/build.log"; then
