@@ -12,6 +12,7 @@
 #
 # usage: test-all-kernels.sh [SUITE...]   (default: all five)
 # env:   ALL_KERNELS_MAX=N   build at most N kernels (the newest first)
+#        ALL_KERNELS_MATCH=RE only the headers packages whose name matches RE
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -67,6 +68,9 @@ n=0
 mapfile -t keys < <(printf '%s\n' "${!suites_of[@]}" | sort -k3 -rV)
 for key in "${keys[@]}"; do
 	read -r dist pkg ver <<<"$key"
+	if [ -n "${ALL_KERNELS_MATCH:-}" ] && ! grep -qE -- "$ALL_KERNELS_MATCH" <<<"$pkg"; then
+		continue
+	fi
 	if [ -n "${ALL_KERNELS_MAX:-}" ] && [ "$n" -ge "$ALL_KERNELS_MAX" ]; then
 		echo "# not built (ALL_KERNELS_MAX=$ALL_KERNELS_MAX): $pkg $ver"
 		continue
@@ -75,11 +79,18 @@ for key in "${keys[@]}"; do
 	kver=${pkg#linux-headers-}
 	series=$(cut -d. -f1-2 <<<"$kver")
 	# The flavour's headers depend on their -common and on linux-kbuild
-	common=$(apt_of "$dist" apt-cache show "$pkg=$ver" |
-		sed -n 's/^Depends: //p' | head -n 1 | tr ',' '\n' |
-		sed -n 's/^ *\(linux-\(headers\|kbuild\)-[^ ]*\).*/\1/p' | grep -v "^$pkg\$" || true)
+	# (= V) pins that version; (>= V) takes the lists' newest (6.1's
+	# linux-kbuild-6.1 is kept in the archive at a few versions only)
 	pkgs=("$pkg=$ver" "linux-source-$series=$ver")
-	for c in $common; do pkgs+=("$c=$ver"); done
+	while read -r c rel v; do
+		case $rel in
+		'(=') pkgs+=("$c=${v%)}") ;;
+		*) pkgs+=("$c") ;;
+		esac
+	done < <(apt_of "$dist" apt-cache show "$pkg=$ver" |
+		sed -n 's/^Depends: //p' | head -n 1 | tr ',' '\n' |
+		sed -n 's/^ *\(linux-\(headers\|kbuild\)-[^ ]*\)\( (\([>=]*\) \([^)]*\))\)\{0,1\}.*/\1 (\4 \5)/p' |
+		grep -v "^$pkg " || true)
 	mapfile -t opts < <(apt_opts "$dist")
 	if ! (cd "$debs" && flock "$debs/.lock" apt-get "${opts[@]}" -q download "${pkgs[@]}") \
 		>>"$work/download.log" 2>&1; then
@@ -89,7 +100,10 @@ for key in "${keys[@]}"; do
 	fi
 	files=()
 	for p in "${pkgs[@]}"; do
-		f="$debs/$(sed 's/=/_/; s/:/%3a/g' <<<"$p")_"
+		case $p in
+		*=*) f="$debs/$(sed 's/=/_/; s/:/%3a/g' <<<"$p")_" ;;
+		*) f="$debs/$(apt_of "$dist" apt-cache policy "$p" | awk '$1 == "Candidate:" { print $2 }' | sed "s/^/${p}_/; s/:/%3a/g")_" ;;
+		esac
 		for g in "$f"*.deb; do files+=("/debs/${g##*/}"); done
 	done
 	rm -rf "$work/src/build" "$work/src/rpcrdma.ko"
