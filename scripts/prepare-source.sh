@@ -1,10 +1,11 @@
 #!/bin/bash
 # Produce the hooked xprtrdma source that Kbuild compiles for kernel
 # KVER, in OUT/linux: find the kernel's own source, extract what the
-# build needs, check it is the kernel's series, apply the hook set whose
-# range serves that series (scripts/kernel-series.sh), and say so when no
-# test covers the series. Reuses OUT when neither the source nor the
-# hooks changed.
+# build needs, check it is the kernel's series, choose one variant of
+# each hook by what the source holds (scripts/select-hooks.sh), apply
+# them all or none (scripts/apply-hooks.sh), and say so when no test
+# covers that series with those variants (src/hooks/TESTED). Reuses OUT
+# when neither the source nor the hooks changed.
 #
 # usage: prepare-source.sh KVER OUT
 set -euo pipefail
@@ -20,15 +21,34 @@ out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 hooks_root="$here/../src/hooks"
 
-# Refuse an unknown series before looking for any source
-series=$("$here/kernel-series.sh" "$hooks_root" "$kver")
+# MLNX_OFED / DOCA-OFED replace ib_core and rdma_cm with their own: a
+# module built against the kernel's headers would not load there
+# ("disagrees about version of symbol"). Refuse before anything is built.
+ofed=
+for d in /usr/src/ofa_kernel*; do
+	[ -e "$d" ] && ofed="its sources are in $d" && break
+done
+if [ -z "$ofed" ] && command -v modinfo >/dev/null; then
+	ibcore=$(modinfo -k "$kver" -n ib_core 2>/dev/null || true)
+	case $ibcore in
+	'' | */kernel/drivers/infiniband/*) ;;
+	*) ofed="ib_core of kernel $kver is $ibcore, not the kernel's own (kernel/drivers/infiniband)" ;;
+	esac
+fi
+[ -z "$ofed" ] ||
+	die "this host runs an OFED RDMA stack (MLNX_OFED or DOCA-OFED): $ofed." \
+	    "rpcrdma-inline builds only against the RDMA stack of the distribution's kernel" \
+	    "(ib_core, rdma_cm of the kernel's own modules), and a module built so would not load" \
+	    "beside OFED's. Use OFED's own NFS over RDMA module (mlnx-nfsrdma) instead." \
+	    "Nothing was built; the stock rpcrdma module stays in place."
+
 src=$("$here/find-kernel-source.sh" "$kver")
 
 stamp_of() {
 	{
 		printf '%s\n' "$kver" "$(realpath "$src")"
 		stat -c '%s %Y' "$src"
-		cat "$hooks_root/$series"/*.patch
+		cat "$hooks_root"/TESTED "$hooks_root"/*/*.patch
 	} | sha256sum | cut -d' ' -f1
 }
 stamp=$(stamp_of)
@@ -49,9 +69,19 @@ kseries=$(printf '%s\n' "$kver" | cut -d. -f1-2 | sed 's/[^0-9.].*//')
 [ "$srcseries" = "$kseries" ] ||
 	die "$src is Linux $srcseries, but kernel $kver is $kseries: the source must be the kernel's own."
 
-echo "rpcrdma-inline: applying the $series hooks" >&2
-"$here/apply-hooks.sh" "$hooks_root/$series" "$out/pristine" "$out/linux"
-if ! "$here/kernel-series.sh" --tested "$hooks_root" "$kver"; then
-	echo "rpcrdma-inline: warning: kernel $kver ($kseries) is in the range of the $series hooks ($(sed -n 's/^serves //p' "$hooks_root/$series/RANGE" | tr ' ' '-')), and every hook applied without fuzz, but no test has covered the $kseries series: built UNTESTED" >&2
+# One variant of each hook, chosen by what the source holds
+mapfile -t chosen < <("$here/select-hooks.sh" "$hooks_root" "$out/pristine" || echo FAILED)
+[ "${chosen[-1]:-FAILED}" != FAILED ] || exit 1
+patches=()
+combination=$kseries
+for line in "${chosen[@]}"; do
+	read -r hook variant patch <<<"$line"
+	echo "rpcrdma-inline: hook $hook: variant $variant" >&2
+	patches+=("$patch")
+	combination="$combination $hook=$variant"
+done
+"$here/apply-hooks.sh" "$out/pristine" "$out/linux" "${patches[@]}"
+if ! grep -qxF -- "$combination" "$hooks_root/TESTED"; then
+	echo "rpcrdma-inline: warning: every hook of kernel $kver ($kseries) applied without fuzz, but no test has covered this kernel series with these variants (src/hooks/TESTED has no line \"$combination\"): built UNTESTED" >&2
 fi
 printf '%s\n' "$stamp" >"$out/stamp"

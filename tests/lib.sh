@@ -5,7 +5,9 @@
 #                           files of the work tree to DEST, as a package would
 #   image_dir DIST          the cached guest image of DIST (built on first use)
 #   series_image SERIES     the image that boots SERIES (6.1, 6.12, 6.12+deb13,
-#                           7.2, 7.3, or 6.12-debug: tests/vm/build-debug-kernel.sh)
+#                           7.2, 7.3, or 6.12-debug: tests/vm/build-debug-kernel.sh);
+#                           a point release X.Y.Z (6.12.113, 6.12.N+deb13) gets
+#                           an image of its own that carries that kernel alone
 #   image_kver DIR SERIES   the kernel version of SERIES in DIR
 #   image_dist SERIES       the Debian release that carries SERIES: 6.12 is
 #                           Debian 12's (6.12.N+deb12), 6.12+deb13 Debian 13's
@@ -29,8 +31,8 @@ export_tree() {
 
 image_dist() {
 	case $1 in
-	6.1 | 6.12) echo bookworm ;;
-	6.12+deb13 | 7.*) echo trixie ;;
+	*+deb13 | 7.*) echo trixie ;;
+	6.1 | 6.12 | 6.1.* | 6.12.*) echo bookworm ;;
 	*) echo "no image carries kernel series $1" >&2; return 1 ;;
 	esac
 }
@@ -54,6 +56,9 @@ series_image() {
 	else
 		"$REPO/tests/vm/build-debug-kernel.sh" | tail -n 1
 	fi ;;
+	# A point release: that kernel alone (tests/vm/build-image.sh)
+	[0-9]*.[0-9]*.[0-9]*) RPCRDMA_INLINE_KSERIES="$(echo "$1" | cut -d. -f1-2)=${1%+deb*}" \
+		image_dir "$(image_dist "$1")" ;;
 	*) image_dir "$(image_dist "$1")" ;;
 	esac
 }
@@ -61,7 +66,8 @@ series_image() {
 image_kver() {
 	local kver
 	# 6.12+deb13: the kernel of series 6.12 in that release's image
-	kver=$(awk -v s="${2%+deb*}" '$3 == s { print $1 }' "$1/kernels")
+	# (6.12.113: the only kernel of series 6.12 in that point release's image)
+	kver=$(awk -v s="$(echo "${2%+deb*}" | cut -d. -f1-2)" '$3 == s { print $1 }' "$1/kernels")
 	[ -n "$kver" ] || { echo "no kernel of series $2 in $1" >&2; return 1; }
 	echo "$kver"
 }

@@ -1,14 +1,17 @@
 #!/bin/bash
 # The test command: run a tier of the suite and end with "N passed, N failed".
 #
-#   tests/run.sh quick   unit, style, bad input, the bench's input and
-#                        report (host only), the 6.1 build and guest
+#   tests/run.sh quick   unit, style, the hooks' variants, bad input, the
+#                        bench's input and report (host only), the 6.1
+#                        build and guest
 #   tests/run.sh full    all of it: builds for Debian 13's 6.12, Debian 12's
 #                        6.1 and 6.12, 7.2 and 7.3; guests for Debian 13's
 #                        6.12, 6.1 and 7.3; the packaging tests, the
 #                        kernel-upgrade test, and scripts/install.sh on a
 #                        fresh Debian 12 guest
-#   tests/run.sh deep    full, then the guest of Debian 12's 6.12, per
+#   tests/run.sh deep    full, then the guests of Debian 12's 6.12 and of
+#                        6.12.113 (Write chunks outside the WR chain), a
+#                        build for every Debian kernel apt offers, per
 #                        kernel the faults phase (device removal under load,
 #                        churn, many connections) with our module and with
 #                        the stock one, and the 6.12 debug kernel (lockdep,
@@ -26,12 +29,12 @@ logs="${RPCRDMA_INLINE_OUT:-$repo/build/test-logs}"
 export RPCRDMA_INLINE_OUT=$logs
 
 # 6.12+deb13 is Debian 13's own kernel; 6.12 is Debian 12's (6.12.N+deb12)
-quick=(unit style bad-input bench-input build-6.1 guest-6.1)
-full=(unit style bad-input bench-input build-6.12+deb13 build-6.1 build-6.12 build-7.2 build-7.3
-	packaging packaging-upgrade guest-install guest-6.12+deb13 guest-6.1 guest-7.3)
+quick=(unit style hooks bad-input bench-input build-6.1 guest-6.1)
+full=(unit style hooks bad-input bench-input build-6.12+deb13 build-6.1 build-6.12 build-6.12.113
+	build-7.2 build-7.3 packaging packaging-upgrade guest-install guest-6.12+deb13 guest-6.1 guest-7.3)
 # The debug guests first: they are the longest, and start before the others
-deep=(debug-6.12 debug-stock-6.12 "${full[@]}" guest-6.12 faults-6.12+deb13 faults-6.1 faults-7.3
-	bench-delay)
+deep=(debug-6.12 debug-stock-6.12 "${full[@]}" guest-6.12 guest-6.12.113 all-kernels
+	faults-6.12+deb13 faults-6.1 faults-7.3 bench-delay)
 # How many guests run in the background at once. Full starts all of its
 # four; deep keeps to three beside its faults guest in the foreground, so
 # that each QEMU has half a core: with seven at once the debug kernel's
@@ -52,7 +55,11 @@ command_of() {
 	bad-input) echo "$here/test-bad-input.sh" ;;
 	# The bench's space check, fio error messages and report, on the host
 	bench-input) echo "$here/test-bench-input.sh" ;;
+	# Each hook's variants on the shapes of tests/hooks/fixtures
+	hooks) echo "$here/test-hooks.sh" ;;
 	build-*) echo "$here/test-build.sh ${1#build-}" ;;
+	# Every Debian kernel of the supported series that apt offers
+	all-kernels) echo "$here/test-all-kernels.sh" ;;
 	# The README's install command on a fresh Debian 12 guest (DKMS builds
 	# in the guest: the longest guest, so it starts first)
 	guest-install) echo "$here/packaging/test-install-script.sh" ;;

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Bad input stops the build with a message that says what to do, and
 # builds nothing: missing headers, missing or mismatched source, a source
-# of another series, an unknown kernel series, a hook that no longer
-# applies. And the source is found where other distributions put it (a
+# of another series, a source whose shape no variant of a hook fits or
+# two variants fit, a hook that no longer applies. And the source is found where other distributions put it (a
 # linux-source package of Ubuntu's shape, a tree behind
 # /lib/modules/KVER/source as after make modules_install or on SUSE). Runs in the bookworm image's userland (6.1 headers and source).
 set -euo pipefail
@@ -130,31 +130,38 @@ refused "KSRC of another series: refused" \
 	"make KVER=$kver KSRC=/usr/src/linux-source-6.12.tar.xz" \
 	"is Linux 6.12, but kernel $kver is 6.1"
 
-refused "a series below every range: refused before looking for a source" \
-	"scripts/prepare-source.sh 5.15.0-1-amd64 build/x" \
-	"kernel series 5.15 is not supported: the hooks serve the series 6.1 to 6.8 (6.1), 6.9 to 7.0 (6.12), 7.1 to 7.3 (7)"
-refused "a series above every range: refused" \
-	"scripts/prepare-source.sh 7.4.0-1-amd64 build/x" \
-	"kernel series 7.4 is not supported"
-
-# Ranges at work: 6.1's xprtrdma posing as another series (its Makefile's
-# PATCHLEVEL changed), so that only the range decides
+# Hooks chosen by what the source holds: 6.1's xprtrdma, altered so that
+# a hook's variants no longer tell one shape
 posing="mkdir /tmp/k && tar -xf /usr/src/linux-source-6.1.tar.xz -C /tmp/k --strip-components=1 \
 	linux-source-6.1/Makefile linux-source-6.1/net/sunrpc/xprtrdma linux-source-6.1/include/linux/sunrpc/svc_rdma.h"
-accepted "a series inside the 6.1 hooks' range that no test covers (6.4): prepared, saying UNTESTED" \
-	"$posing && sed -i 's/^PATCHLEVEL = 1$/PATCHLEVEL = 4/' /tmp/k/Makefile &&
-	KSRC=/tmp/k scripts/prepare-source.sh 6.4.0-1-amd64 build/x &&
-	grep -q rpcrdma_wqe_inline build/x/linux/net/sunrpc/xprtrdma/svc_rdma_sendto.c" \
-	"no test has covered the 6.4 series: built UNTESTED"
-refused "a series inside the 6.12 hooks' range whose hooks do not apply (6.1's code as 6.9): refused" \
-	"$posing && sed -i 's/^PATCHLEVEL = 1$/PATCHLEVEL = 9/' /tmp/k/Makefile &&
-	KSRC=/tmp/k scripts/prepare-source.sh 6.9.0-1-amd64 build/x; rc=\$?; ls build/x; exit \$rc" \
-	"of kernel series 6.12 does not apply"
+refused "a shape no variant fits (6.1 with 6.5's sc_page_count): refused, naming the hook and what each variant expects" \
+	"$posing && sed -i 's/^\(\tint\t\t\tsc_cur_sge_no;\)$/\tint\t\t\tsc_page_count;\n\1/' /tmp/k/include/linux/sunrpc/svc_rdma.h &&
+	grep -q sc_page_count /tmp/k/include/linux/sunrpc/svc_rdma.h &&
+	KSRC=/tmp/k scripts/prepare-source.sh $kver build/x; rc=\$?; ls build/x; exit \$rc" \
+	"no variant of hook 02-svc-struct fits this source"
+expect "... it says what the 6.1 variant expected that the source does not meet" \
+	grep -qF "6.1: no: it expects include/linux/sunrpc/svc_rdma.h lacks sc_page_count;" "$work/last.log"
+expect "... and what the 6.12 variant expected" \
+	grep -qF "6.12: no: it expects include/linux/sunrpc/svc_rdma.h has sc_wr_chain;" "$work/last.log"
 if grep -qx linux "$work/last.log"; then
-	tap_fail "... no half-patched tree is left"
+	tap_fail "... no hooked tree is left"
 else
-	tap_ok "... no half-patched tree is left"
+	tap_ok "... no hooked tree is left"
 fi
+refused "two variants fit (a copy of 05-xprt-struct/6.1 beside it): refused, naming both" \
+	"cp src/hooks/05-xprt-struct/6.1.patch src/hooks/05-xprt-struct/6.1-copy.patch &&
+	scripts/prepare-source.sh $kver build/x; rc=\$?; rm src/hooks/05-xprt-struct/6.1-copy.patch; exit \$rc" \
+	"2 variants of hook 05-xprt-struct fit this source (6.1-copy 6.1), where one must"
+
+# MLNX_OFED / DOCA-OFED hosts: their sources under /usr/src/ofa_kernel,
+# or an ib_core that is not the kernel's own (here moved to updates/)
+refused "an OFED host (/usr/src/ofa_kernel): refused, naming mlnx-nfsrdma" \
+	"mkdir -p /usr/src/ofa_kernel/default && make KVER=$kver" \
+	"Use OFED's own NFS over RDMA module (mlnx-nfsrdma) instead"
+refused "an OFED host (ib_core outside kernel/): refused" \
+	"m=\$(modinfo -k $kver -n ib_core) && mkdir -p /lib/modules/$kver/updates/ofed &&
+	mv \$m /lib/modules/$kver/updates/ofed/ && depmod $kver && make KVER=$kver" \
+	"this host runs an OFED RDMA stack (MLNX_OFED or DOCA-OFED): ib_core of kernel $kver is /lib/modules/$kver/updates/ofed/"
 
 # A kernel whose svc_rdma_sendto.c changed where a hook goes
 refused "stale hook: names the hook and the series" \
@@ -162,7 +169,7 @@ refused "stale hook: names the hook and the series" \
 	linux-source-6.1/Makefile linux-source-6.1/net/sunrpc/xprtrdma linux-source-6.1/include/linux/sunrpc/svc_rdma.h &&
 	sed -i 's/wr->sg_list\[0\].addr,/wr->sg_list[0].addr ,/' /tmp/k/net/sunrpc/xprtrdma/svc_rdma_sendto.c &&
 	make KVER=$kver KSRC=/tmp/k; rc=\$?; ls build/$kver; exit \$rc" \
-	"hook 04-svc-post-send.patch of kernel series 6.1 does not apply"
+	"hook 04-svc-post-send (variant 6.1, chosen by what it expects) does not apply"
 if grep -qx linux "$work/last.log"; then
 	tap_fail "stale hook: no half-patched tree is left"
 else

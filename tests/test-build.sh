@@ -4,13 +4,14 @@
 # package), from an export of the tree as DKMS would get it, with W=1 and
 # sparse. Any compiler or sparse warning fails the test.
 #
-# usage: test-build.sh SERIES     (6.1, 6.12, 6.12+deb13, 7.2 or 7.3)
+# usage: test-build.sh SERIES     (6.1, 6.12, 6.12+deb13, 7.2 or 7.3, or a
+#                                 point release: 6.12.113)
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 series=${1:?usage: test-build.sh SERIES}
-img=$(image_dir "$(image_dist "$series")")
+img=$(series_image "$series")
 kver=$(image_kver "$img" "$series")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -29,9 +30,14 @@ if [ "$rc" -ne 0 ]; then
 	exit 1
 fi
 tap_ok "make KVER=$kver W=1 C=1 builds rpcrdma.ko (${secs}s)"
-# Every series built here is one its hook set's RANGE names as tested
+# Every kernel built here has its variants on a line of src/hooks/TESTED
 expect "the build does not call this kernel untested" \
 	bash -c "! grep -q UNTESTED '$work/build.log'"
+nhooks=$(find "$REPO/src/hooks" -mindepth 1 -maxdepth 1 -type d -name '[0-9][0-9]-*' | wc -l)
+nsaid=$(grep -c '^rpcrdma-inline: hook [0-9][0-9]-[a-z0-9-]*: variant ' "$work/build.log" || true)
+grep '^rpcrdma-inline: hook ' "$work/build.log" | sed 's/^/# /'
+expect "the build names the variant it used of each of the $nhooks hooks (said $nsaid)" \
+	test "$nsaid" -eq "$nhooks" -a "$nhooks" -gt 0
 
 # Every object compiled from a C file (not the generated *.mod.o or
 # .module-common.o) must have been checked by sparse

@@ -21,7 +21,8 @@ fi
 
 cd "$REPO"
 mapfile -t cfiles < <(git ls-files -co --exclude-standard -- \
-	'src/*.c' 'src/*.h' 'include/*.h' 'tests/*.c' 'tests/*.h')
+	'src/*.c' 'src/*.h' 'include/*.h' 'tests/*.c' 'tests/*.h' \
+	':!tests/hooks/fixtures/*')
 out=$(perl "$tools/scripts/checkpatch.pl" --no-tree --strict --terse -q \
 	--show-types -f "${cfiles[@]}" || true)
 bad=$(printf '%s\n' "$out" | grep -E ': (ERROR|WARNING|CHECK):' || true)

@@ -179,7 +179,7 @@ if [ "$mode" != 0 ]; then
 	mapfile -t kernels < <(find /lib/modules -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null | sort -V)
 	for d in "${kernels[@]}"; do
 		[ -f "/lib/modules/$d/build/Makefile" ] || continue
-		if (cd "$tree" && scripts/kernel-series.sh src/hooks "$d" &&
+		if (cd "$tree" &&
 			scripts/find-kernel-source.sh "$d") >/dev/null 2>&1; then
 			kver=$d
 			break

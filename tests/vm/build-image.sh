@@ -22,7 +22,10 @@
 #   RPCRDMA_INLINE_KSERIES     kernel series to install (default per DIST:
 #                              bookworm "6.1 6.12": Debian 12's, trixie
 #                              "6.12 7.2 7.3": Debian 13's own 6.12, and
-#                              7.2 and 7.3 from trixie-backports)
+#                              7.2 and 7.3 from trixie-backports); a word
+#                              SERIES=X.Y.Z takes that point release of the
+#                              series instead of the newest (6.12=6.12.113,
+#                              tests/lib.sh series_image)
 #   RPCRDMA_INLINE_NO_UPDATE=1 do not refresh the package lists when some exist
 #
 # Mirrors are those of the host's apt sources, with the suite names changed.
@@ -146,7 +149,7 @@ if ((backports)); then
 	# linux-image pre-depends on linux-base from backports; headers need the
 	# backports kbuild and compiler packages.  Pin just those.
 	pkgs="linux-base linux-compiler-gcc-*"
-	for s in $kseries; do pkgs+=" linux-image-$s* linux-headers-$s* linux-kbuild-$s* linux-source-$s"; done
+	for s in $kseries; do pkgs+=" linux-image-${s%%=*}* linux-headers-${s%%=*}* linux-kbuild-${s%%=*}* linux-source-${s%%=*}"; done
 	printf 'Package: %s\nPin: release n=%s-backports\nPin-Priority: 500\n' "$pkgs" "$dist" >"$pinfile"
 else
 	rm -f "$pinfile"
@@ -165,10 +168,18 @@ fi
 apt_cache() { apt-cache "${aptopts[@]}" "$@"; }
 
 # Print "KVER VERSION" for kernel series $1: the linux-image package whose
-# version equals the linux-source-$1 candidate.
+# version equals the linux-source-$1 candidate, or, for SERIES=X.Y.Z, the
+# newest linux-source-SERIES of upstream version X.Y.Z.
 resolve_series() {
-	local s=$1 ver name re names
-	ver=$(apt_cache policy "linux-source-$s" | awk '$1 == "Candidate:" { print $2 }')
+	local s=${1%%=*} point="" ver name re names
+	[[ $1 == *=* ]] && point=${1#*=}
+	if [[ -n $point ]]; then
+		ver=$(apt_cache madison "linux-source-$s" |
+			awk -F'|' -v p="$point" '{ gsub(/ /, "", $2) } index($2, p "-") == 1 { print $2 }' | sort -rV | head -n 1)
+		[[ -n $ver ]] || die "no linux-source-$s of version $point in $dist"
+	else
+		ver=$(apt_cache policy "linux-source-$s" | awk '$1 == "Candidate:" { print $2 }')
+	fi
 	[[ -n $ver && $ver != "(none)" ]] || die "no linux-source-$s in $dist"
 	re="^linux-image-${s//./\\.}(\\.[0-9]+)*(-[0-9]+)?(\\+deb[0-9]+)?-amd64\$"
 	mapfile -t names < <(apt_cache pkgnames linux-image- | grep -E "$re" | sort -rV)
@@ -183,6 +194,7 @@ kernels=()   # "KVER VERSION SERIES"
 includes=()
 for s in $kseries; do
 	read -r kver ver < <(resolve_series "$s")
+	s=${s%%=*}
 	log "kernel $s: linux-image-$kver $ver"
 	kernels+=("$kver $ver $s")
 	includes+=("linux-image-$kver=$ver" "linux-headers-$kver=$ver" "linux-source-$s=$ver")
