@@ -2,7 +2,7 @@
 # Each hook's variants, chosen by what a source holds, on the shapes no
 # Debian package carries: for each fixture in tests/hooks/fixtures (only
 # the lines the hooks need, read from public copies of xprtrdma, named in
-# its EXPECT file), scripts/select-hooks.sh picks exactly the variants
+# its EXPECT file; FILE.excerpt stands for FILE), scripts/select-hooks.sh picks exactly the variants
 # that EXPECT lists, and scripts/apply-hooks.sh applies them all with no
 # fuzz (no Debian kernel has these shapes: on a kernel whose series and
 # variants no line of src/hooks/TESTED names, the build says UNTESTED,
@@ -16,9 +16,17 @@ set -euo pipefail
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 used=$(grep -v '^#' "$REPO/src/hooks/TESTED" | tr ' ' '\n' | grep -F '=' || true)
-for fx in "$REPO"/tests/hooks/fixtures/*/; do
-	name=$(basename "$fx")
-	want=$(grep -v '^#' "$fx/EXPECT")
+for fixture in "$REPO"/tests/hooks/fixtures/*/; do
+	name=$(basename "$fixture")
+	want=$(grep -v '^#' "$fixture/EXPECT")
+	# The excerpts, under the names of the files they come from (kept as
+	# NAME.excerpt in the repo: they are a few lines of each, not the file)
+	fx=$work/pristine-$name
+	mkdir -p "$fx"
+	(cd "$fixture" && find . -name '*.excerpt') | while read -r f; do
+		mkdir -p "$fx/$(dirname "$f")"
+		cp "$fixture/$f" "$fx/${f%.excerpt}"
+	done
 	used="$used
 $(tr ' ' '\n' <<<"$want")"
 	rc=0
