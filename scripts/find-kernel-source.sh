@@ -97,7 +97,7 @@ if ! command -v dpkg-query >/dev/null; then
 fi
 
 pkgver=
-for pkg in "linux-image-$kver" "linux-headers-$kver"; do
+for pkg in "linux-image-$kver" "linux-image-$kver-unsigned" "linux-headers-$kver"; do
 	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
 	# DKMS's hook in a new kernel's postinst runs while linux-image is
 	# half-configured and the headers only unpacked: their files are there

@@ -17,9 +17,14 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 kver=$(uname -r)
 
-kpkg="linux-image-$kver"
-kpkgver=$(dpkg-query -W -f='${Version}' "$kpkg" 2>/dev/null) ||
-	die "the running kernel $kver is not from a Debian package ($kpkg):" \
+# linux-image-KVER, or the same kernel unsigned (linux-image-KVER-unsigned)
+kpkgver=
+for kpkg in "linux-image-$kver" "linux-image-$kver-unsigned"; do
+	kpkgver=$(dpkg-query -W -f='${Version}' "$kpkg" 2>/dev/null) && [ -n "$kpkgver" ] && break
+	kpkgver=
+done
+[ -n "$kpkgver" ] ||
+	die "the running kernel $kver is not from a Debian package (linux-image-$kver):" \
 	    "install with KSRC=/path/to/its/source dkms install rpcrdma-inline/$version"
 series=$(printf '%s\n' "${kpkgver%%-*}" | cut -d. -f1-2)
 

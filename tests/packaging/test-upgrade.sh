@@ -73,6 +73,11 @@ set -uo pipefail
 k61=$1 k612=$2 pv612=$3 deb=/tmp/pkg/$4
 facts=/tmp/pkg/$FACTS
 fact() { printf '%s=%s\n' "$1" "$2" >>"$facts"; }
+# image_status KVER: dpkg status of linux-image-KVER (signed or -unsigned)
+image_status() {
+	dpkg-query -W -f='${db:Status-Status}' "linux-image-$1" 2>/dev/null ||
+		dpkg-query -W -f='${db:Status-Status}' "linux-image-$1-unsigned" 2>/dev/null
+}
 stock_sum() { sha256sum /lib/modules/"$1"/kernel/net/sunrpc/xprtrdma/rpcrdma.ko* 2>/dev/null | cut -d' ' -f1; }
 each_kernel() { # PREFIX
 	local k
@@ -117,7 +122,7 @@ fact files "${files[*]}"
 apt-get install -y "${files[@]}" >"/tmp/pkg/${FACTS%.facts}-dpkg.log" 2>&1
 fact dpkg_rc $?
 fact source612 "$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null)"
-fact image612 "$(dpkg-query -W -f='${db:Status-Status}' "linux-image-$k612")"
+fact image612 "$(image_status "$k612")"
 cp /var/lib/dkms/rpcrdma-inline/*/build/make.log "/tmp/pkg/${FACTS%.facts}-make.log" 2>/dev/null
 each_kernel up
 IN
@@ -131,7 +136,7 @@ apt-get install -y "/tmp/debs/linux-source-6.12_${pv612#*:}_all.deb" >/tmp/pkg/l
 fact source_rc $?
 dpkg --configure -a >/tmp/pkg/l5-configure.log 2>&1
 fact configure_rc $?
-fact image612 "$(dpkg-query -W -f='${db:Status-Status}' "linux-image-$k612")"
+fact image612 "$(image_status "$k612")"
 fact broken "$(dpkg --audit 2>&1 | head -n 3 | paste -sd' ')"
 each_kernel rec
 IN

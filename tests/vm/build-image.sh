@@ -167,9 +167,12 @@ elif ! apt-get "${aptopts[@]}" -qq update >&2; then
 fi
 apt_cache() { apt-cache "${aptopts[@]}" "$@"; }
 
-# Print "KVER VERSION" for kernel series $1: the linux-image package whose
-# version equals the linux-source-$1 candidate, or, for SERIES=X.Y.Z, the
-# newest linux-source-SERIES of upstream version X.Y.Z.
+# Print "KVER VERSION PACKAGE" for kernel series $1: the linux-image package
+# whose version equals the linux-source-$1 candidate, or, for SERIES=X.Y.Z,
+# the newest linux-source-SERIES of upstream version X.Y.Z.  The signed image
+# is taken where it is there; Debian's security archive publishes the
+# unsigned one (same kernel, linux-image-KVER-unsigned) first, and the signed
+# package follows hours or days later.
 resolve_series() {
 	local s=${1%%=*} point="" ver name re names
 	[[ $1 == *=* ]] && point=${1#*=}
@@ -181,23 +184,26 @@ resolve_series() {
 		ver=$(apt_cache policy "linux-source-$s" | awk '$1 == "Candidate:" { print $2 }')
 	fi
 	[[ -n $ver && $ver != "(none)" ]] || die "no linux-source-$s in $dist"
-	re="^linux-image-${s//./\\.}(\\.[0-9]+)*(-[0-9]+)?(\\+deb[0-9]+)?-amd64\$"
+	re="^linux-image-${s//./\\.}(\\.[0-9]+)*(-[0-9]+)?(\\+deb[0-9]+)?-amd64(-unsigned)?\$"
 	mapfile -t names < <(apt_cache pkgnames linux-image- | grep -E "$re" | sort -rV)
 	((${#names[@]})) || die "no linux-image package of series $s in $dist"
+	# madison prints "PACKAGE | VERSION | ...": the signed name sorts first
 	name=$(apt_cache madison "${names[@]}" |
-		awk -F'|' -v v="$ver" '{ gsub(/ /, "", $1); gsub(/ /, "", $2) } !f && $2 == v { print $1; f = 1 }')
-	[[ -n $name ]] || die "no linux-image for linux-source-$s $ver in $dist"
-	echo "${name#linux-image-} $ver"
+		awk -F'|' -v v="$ver" '{ gsub(/ /, "", $1); gsub(/ /, "", $2) } $2 == v { print $1 }' |
+		LC_ALL=C sort -u | head -n 1)
+	[[ -n $name ]] || die "no linux-image (signed or -unsigned) for linux-source-$s $ver in $dist"
+	kver=${name#linux-image-}
+	echo "${kver%-unsigned} $ver $name"
 }
 
 kernels=()   # "KVER VERSION SERIES"
 includes=()
 for s in $kseries; do
-	read -r kver ver < <(resolve_series "$s")
+	read -r kver ver image < <(resolve_series "$s")
 	s=${s%%=*}
-	log "kernel $s: linux-image-$kver $ver"
+	log "kernel $s: $image $ver"
 	kernels+=("$kver $ver $s")
-	includes+=("linux-image-$kver=$ver" "linux-headers-$kver=$ver" "linux-source-$s=$ver")
+	includes+=("$image=$ver" "linux-headers-$kver=$ver" "linux-source-$s=$ver")
 done
 # shellcheck disable=SC2206 # word splitting of the package lists is intended
 includes+=($common_pkgs $dist_pkgs)

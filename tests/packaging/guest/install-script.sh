@@ -12,7 +12,8 @@ set -euo pipefail
 log() { echo "# $*"; }
 kver=$(uname -r)
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' /src/dkms.conf)
-kpkgver=$(dpkg-query -W -f='${Version}' "linux-image-$kver")
+kpkgver=$(dpkg-query -W -f='${Version}' "linux-image-$kver" 2>/dev/null ||
+	dpkg-query -W -f='${Version}' "linux-image-$kver-unsigned")
 series=$(cut -d. -f1-2 <<<"${kpkgver%%-*}")
 conns=/sys/kernel/debug/rpcrdma_inline/connections
 checkout=/root/rpcrdma-inline
