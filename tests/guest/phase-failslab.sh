@@ -10,13 +10,141 @@
 # Failures are expected; afterwards everything must work as before, with
 # nothing left over, and no kernel report (run-guest.sh fails the run on a
 # WARNING, BUG, KASAN or lockdep line; phase-kmemleak.sh looks for leaks).
+#
+# Then the data path: a mount made with failslab off, then armed to fail
+# ONE allocation (times=1) at an interval stepped over the rounds, while
+# 4 KiB and 1 MiB O_DIRECT writes and reads run on a hard mount. The data
+# must move and compare equal (through the mount and in the export), and
+# once failslab is off our Send counts must move as the driver's do.
 
 FS=/sys/kernel/debug/failslab
 FAILSLAB_ROUNDS=${FAILSLAB_ROUNDS:-12}
 FAILSLAB_TIMES=100000
+FAILSLAB_DATA_ROUNDS=${FAILSLAB_DATA_ROUNDS:-8}
+FS_KPROBE=/sys/kernel/tracing/events/kprobes/rpcrdma_failslab
 
 fs_state() {
 	echo "qp=$(rdma resource show qp 2>/dev/null | grep -c ' type RC ' || true) connections=$(grep -c . "$CONNS" || true)"
+}
+
+# The number of connections listed (a settled v3 mount: server and client)
+fs_conns() { grep -c . "$CONNS" || true; }
+
+# Sends counted by us (both sides, inline + byref) and by the driver
+fs_sends() {
+	# shellcheck disable=SC2046 # all_counts prints a list of fields
+	set -- $(all_counts)
+	echo "$(($2 + $3 + $4 + $5)) $((${12} + ${13}))"
+}
+
+# A return probe on should_failslab() with a stack trace when it fails,
+# to tell where the one failure of a round landed (the trace buffer, not
+# dmesg: a stack in dmesg reads as a kernel problem); best effort. It
+# fires on every slab allocation: enabled only while failslab is armed
+fs_probe_on() {
+	local t=/sys/kernel/tracing
+	# shellcheck disable=SC2016 # $retval is the kprobe syntax
+	echo 'r:kprobes/rpcrdma_failslab should_failslab ret=$retval:s32' >>"$t/kprobe_events" 2>/dev/null &&
+		echo 'stacktrace if ret != 0' >"$FS_KPROBE/trigger" 2>/dev/null &&
+		echo 'ret != 0' >"$FS_KPROBE/filter" 2>/dev/null && return 0
+	log "failslab: no return probe on should_failslab (where failures land is not shown)"
+	return 1
+}
+
+fs_probe_off() {
+	echo 0 >"$FS_KPROBE/enable" 2>/dev/null || true
+	echo '!stacktrace if ret != 0' >"$FS_KPROBE/trigger" 2>/dev/null || true
+	echo '-:kprobes/rpcrdma_failslab' >>/sys/kernel/tracing/kprobe_events 2>/dev/null || true
+}
+
+# The first rpcrdma function of each failing stack in the trace buffer
+fs_landed() {
+	awk '/<stack trace>/ { want = 1; next }
+		want && $1 == "=>" && $2 ~ /^(svc_rdma|rpcrdma|frwr|xprt_rdma)/ { print $2; want = 0 }' \
+		/sys/kernel/tracing/trace 2>/dev/null | sort -u | paste -sd,
+}
+
+# fs_same SRC FILE BYTES: FILE is BYTES long and equals SRC's first BYTES
+fs_same() {
+	[ "$(stat -c %s "$2" 2>/dev/null)" = "$3" ] && cmp -s -n "$3" "$1" "$2"
+}
+
+# One round: mount, arm failslab for one failure at interval $1, move and
+# compare data, disarm. Sets FS_INJECTED (0 or 1), FS_LANDED (where) and
+# FS_OK (1: the data moved and compared equal, the counts agree)
+fs_data_round() {
+	local interval=$1 src=/tmp/fsd.src back=/tmp/fsd.back a b ok=1 _
+	FS_INJECTED=0 FS_LANDED=- FS_OK=0
+	nfs_mount 3 /mnt || return 0
+	[ "$(settle fs_conns 2 120 0.5)" = 2 ] || log "failslab: connections listed before the round: $(fs_conns)"
+	head -c $((1 << 20)) /dev/urandom >"$src"
+	: >/sys/kernel/tracing/trace 2>/dev/null || true
+	echo 1 >"$FS_KPROBE/enable" 2>/dev/null || true
+	echo "$interval" >"$FS/interval"
+	echo 1 >"$FS/times"
+	echo 100 >"$FS/probability"
+	# A hard mount: a failure that drops the connection is retried on
+	# the next one, so every write and read must complete. 64 Calls of
+	# 4 KiB (inline behind their REG_MR), then one of 1 MiB: 256 pages,
+	# more than svcrdma's rw context holds without a chained SG table
+	timeout 900 dd if="$src" of=/mnt/fsd-4k bs=4k count=64 oflag=direct status=none || ok=0
+	timeout 900 dd if="$src" of=/mnt/fsd-1m bs=1M oflag=direct status=none || ok=0
+	timeout 900 dd if=/mnt/fsd-4k of="$back" bs=4k iflag=direct status=none || ok=0
+	fs_same "$src" "$back" 262144 || ok=0
+	timeout 900 dd if=/mnt/fsd-1m of="$back" bs=1M iflag=direct status=none || ok=0
+	fs_same "$src" "$back" 1048576 || ok=0
+	echo 0 >"$FS/probability"
+	echo 0 >"$FS_KPROBE/enable" 2>/dev/null || true
+	FS_INJECTED=$((1 - $(cat "$FS/times")))
+	FS_LANDED=$(fs_landed)
+	# failslab off: the data as it is on the server, and the Send counts
+	fs_same "$src" /export/fsd-4k 262144 && fs_same "$src" /export/fsd-1m 1048576 || ok=0
+	[ "$(settle fs_conns 2 120 0.5)" = 2 ] || log "failslab: connections listed after the round: $(fs_conns)"
+	a=$(fs_sends)
+	timeout 900 dd if=/mnt/fsd-4k of="$back" bs=4k iflag=direct status=none || ok=0
+	fs_same "$src" "$back" 262144 || ok=0
+	for _ in $(seq 30); do
+		b=$(fs_sends)
+		[ $((${b% *} - ${a% *})) = $((${b#* } - ${a#* })) ] && break
+		sleep 0.5
+	done
+	if [ $((${b% *} - ${a% *})) != $((${b#* } - ${a#* })) ] || [ $((${b% *} - ${a% *})) -lt 128 ]; then
+		log "failslab: interval $interval: ours moved $((${b% *} - ${a% *})), the driver $((${b#* } - ${a#* })) over 64 reads"
+		ok=0
+	fi
+	conn_sums_agree server || ok=0
+	conn_sums_agree client || ok=0
+	rm -f /mnt/fsd-4k /mnt/fsd-1m "$src" "$back"
+	timeout 120 umount /mnt || umount -l /mnt || ok=0
+	conns_gone || ok=0
+	FS_OK=$ok
+}
+
+fs_data_rounds() {
+	local i interval fired=0 good=0 where="" start
+	start=$(fs_state)
+	echo 0 >"$FS/probability"
+	# The driver's own Send counts (tests/modules/inline_limit.ko)
+	check "failslab: insmod inline_limit" insmod "$GUEST_MODULES/inline_limit.ko"
+	fs_probe_on || true
+	for i in $(seq "$FAILSLAB_DATA_ROUNDS"); do
+		interval=$((1 << ((i - 1) * 2)))
+		fs_data_round "$interval"
+		log "failslab: data round $i, interval $interval: $FS_INJECTED failed (in ${FS_LANDED:--}), data and counts ok: $FS_OK"
+		fired=$((fired + FS_INJECTED))
+		good=$((good + FS_OK))
+		if [ "$FS_INJECTED" = 1 ]; then where="$where ${FS_LANDED:--}"; fi
+	done
+	fs_probe_off
+	check "failslab: rmmod inline_limit" rmmod inline_limit
+	echo "$FAILSLAB_TIMES" >"$FS/times"
+	echo 1 >"$FS/interval"
+	log "failslab: $fired of $FAILSLAB_DATA_ROUNDS data rounds failed an allocation (in:${where:- -}); data equal in $good"
+	check "failslab: one allocation failed on a mounted transport in some round ($fired)" test "$fired" -gt 0
+	check "failslab: every data round moved its data and compared equal, counts with the driver's ($good of $FAILSLAB_DATA_ROUNDS)" \
+		test "$good" = "$FAILSLAB_DATA_ROUNDS"
+	check "failslab: QPs and connections back to the start after the data rounds" \
+		test "$(settle fs_state "$start" 120 1)" = "$start"
 }
 
 if [ ! -d "$FS" ] || [ ! -e "$FS/require-start" ]; then
@@ -87,4 +215,5 @@ else
 	check "failslab: afterwards data compares equal" data_roundtrip /mnt 4
 	nfs_umount /mnt
 	conns_gone || true
+	fs_data_rounds
 fi
