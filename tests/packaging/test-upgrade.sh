@@ -74,9 +74,17 @@ k61=$1 k612=$2 pv612=$3 deb=/tmp/pkg/$4
 facts=/tmp/pkg/$FACTS
 fact() { printf '%s=%s\n' "$1" "$2" >>"$facts"; }
 # image_status KVER: dpkg status of linux-image-KVER (signed or -unsigned)
+# (dpkg knows the one not installed as not-installed once it saw its name)
 image_status() {
-	dpkg-query -W -f='${db:Status-Status}' "linux-image-$1" 2>/dev/null ||
-		dpkg-query -W -f='${db:Status-Status}' "linux-image-$1-unsigned" 2>/dev/null
+	local p s
+	for p in "linux-image-$1" "linux-image-$1-unsigned"; do
+		s=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) || continue
+		if [ -n "$s" ] && [ "$s" != not-installed ]; then
+			echo "$s"
+			return
+		fi
+	done
+	echo not-installed
 }
 stock_sum() { sha256sum /lib/modules/"$1"/kernel/net/sunrpc/xprtrdma/rpcrdma.ko* 2>/dev/null | cut -d' ' -f1; }
 each_kernel() { # PREFIX

@@ -12,8 +12,10 @@ set -euo pipefail
 log() { echo "# $*"; }
 kver=$(uname -r)
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' /src/dkms.conf)
-kpkgver=$(dpkg-query -W -f='${Version}' "linux-image-$kver" 2>/dev/null ||
-	dpkg-query -W -f='${Version}' "linux-image-$kver-unsigned")
+# the signed image or the same kernel unsigned; a package dpkg knows but
+# has not installed has an empty version
+kpkgver=$(dpkg-query -W -f='${Version}\n' "linux-image-$kver" "linux-image-$kver-unsigned" 2>/dev/null |
+	grep -m 1 . || true)
 series=$(cut -d. -f1-2 <<<"${kpkgver%%-*}")
 conns=/sys/kernel/debug/rpcrdma_inline/connections
 checkout=/root/rpcrdma-inline
