@@ -7,7 +7,7 @@
 #        GUEST_TAG      names the output directory (default: the script's name)
 #        GUEST_MEASURE  1: the full integrity workload in the client phase
 #        GUEST_BENCH_*  passed to GUEST_SCRIPT too (tests/bench/latency.sh)
-#        FAULTS_CYCLES, FAULTS_RELOADS, FAULTS_FIO_LIMIT, FAULTS_FIO_MIB, FAILSLAB_ROUNDS,
+#        FAULTS_CYCLES, FAULTS_RELOADS, FAULTS_FIO_LIMIT, FAULTS_FIO_MIB, FAILSLAB_ROUNDS, FAILSLAB_DATA_ROUNDS,
 #        INTEGRITY_MIB, INTEGRITY_FILES
 #                       the faults and failslab phases' counts, the
 #                       integrity workload's size
@@ -65,7 +65,7 @@ if [ "${RPCRDMA_INLINE_GUEST_BUILD:-chroot}" = chroot ]; then
 fi
 
 envs=()
-for v in GUEST_PHASES GUEST_MEASURE FAULTS_CYCLES FAULTS_RELOADS FAULTS_FIO_LIMIT FAULTS_FIO_MIB FAILSLAB_ROUNDS \
+for v in GUEST_PHASES GUEST_MEASURE FAULTS_CYCLES FAULTS_RELOADS FAULTS_FIO_LIMIT FAULTS_FIO_MIB FAILSLAB_ROUNDS FAILSLAB_DATA_ROUNDS \
 	INTEGRITY_MIB INTEGRITY_FILES \
 	$(compgen -v GUEST_BENCH_ || true); do
 	[ -z "${!v:-}" ] || envs+=(--env "$v=${!v}")
