@@ -128,7 +128,7 @@ fs_data_rounds() {
 	check "failslab: insmod inline_limit" insmod "$GUEST_MODULES/inline_limit.ko"
 	fs_probe_on || true
 	for i in $(seq "$FAILSLAB_DATA_ROUNDS"); do
-		interval=$((1 << ((i - 1) * 2)))
+		interval=$((1 << (i - 1)))
 		fs_data_round "$interval"
 		log "failslab: data round $i, interval $interval: $FS_INJECTED failed (in ${FS_LANDED:--}), data and counts ok: $FS_OK"
 		fired=$((fired + FS_INJECTED))
