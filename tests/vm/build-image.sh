@@ -184,7 +184,10 @@ resolve_series() {
 		ver=$(apt_cache policy "linux-source-$s" | awk '$1 == "Candidate:" { print $2 }')
 	fi
 	[[ -n $ver && $ver != "(none)" ]] || die "no linux-source-$s in $dist"
-	re="^linux-image-${s//./\\.}(\\.[0-9]+)*(-[0-9]+)?(\\+deb[0-9]+)?-amd64(-unsigned)?\$"
+	# A kernel's own package has an ABI after the series (6.1.0-57,
+	# 6.12.118+deb12); linux-image-6.12-amd64, the metapackage that
+	# bookworm-security publishes at the same version as the source, has none
+	re="^linux-image-${s//./\\.}((\\.[0-9]+)+(-[0-9]+)?|-[0-9]+)(\\+deb[0-9]+)?-amd64(-unsigned)?\$"
 	mapfile -t names < <(apt_cache pkgnames linux-image- | grep -E "$re" | sort -rV)
 	((${#names[@]})) || die "no linux-image package of series $s in $dist"
 	# madison prints "PACKAGE | VERSION | ...": the signed name sorts first
