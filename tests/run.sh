@@ -17,6 +17,11 @@
 #                        the stock one, and the 6.12 debug kernel (lockdep,
 #                        KASAN, kmemleak, failslab), and the bench against
 #                        a known injected delay (tests/bench/delay.sh)
+#   tests/run.sh deep-extra  the entries of deep that full does not have:
+#                        for a tree whose full tier has passed already
+#                        (CI runs it), as deep's fault, debug and all-kernels
+#                        part does not fit beside it in one session on a
+#                        fresh 2-core machine
 #   tests/run.sh NAME... only the named tests (see the lists below)
 #
 # Guest images are built on first use and cached outside the repo
@@ -33,8 +38,9 @@ quick=(unit style hooks bad-input bench-input build-6.1 guest-6.1)
 full=(unit style hooks bad-input bench-input build-6.12+deb13 build-6.1 build-6.12 build-6.12.113
 	build-7.2 build-7.3 packaging packaging-upgrade guest-install guest-6.12+deb13 guest-6.1 guest-7.3)
 # The debug guests first: they are the longest, and start before the others
-deep=(debug-6.12 debug-stock-6.12 "${full[@]}" guest-6.12 guest-6.12.113 all-kernels
-	faults-6.12+deb13 faults-6.1 faults-7.3 bench-delay)
+extra_guests=(debug-6.12 debug-stock-6.12)
+extra=(guest-6.12 guest-6.12.113 faults-7.3 faults-6.1 faults-6.12+deb13 all-kernels bench-delay)
+deep=("${extra_guests[@]}" "${full[@]}" "${extra[@]}")
 # How many guests run in the background at once. Full starts all of its
 # four; deep keeps to three beside its faults guest in the foreground, so
 # that each QEMU has half a core: with seven at once the debug kernel's
@@ -98,6 +104,7 @@ case ${1:-quick} in
 quick) tests=("${quick[@]}") ;;
 full) tests=("${full[@]}") ;;
 deep) tests=("${deep[@]}") slots=$slots_deep ;;
+deep-extra) tests=("${extra_guests[@]}" "${extra[@]}") slots=$slots_deep ;;
 *) tests=("$@") ;;
 esac
 slots=${RPCRDMA_INLINE_GUEST_SLOTS:-$slots}
