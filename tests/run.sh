@@ -38,8 +38,11 @@ quick=(unit style hooks bad-input bench-input build-6.1 guest-6.1)
 full=(unit style hooks bad-input bench-input build-6.12+deb13 build-6.1 build-6.12 build-6.12.113
 	build-7.2 build-7.3 packaging packaging-upgrade guest-install guest-6.12+deb13 guest-6.1 guest-7.3)
 # The debug guests first: they are the longest, and start before the others
-extra_guests=(debug-6.12 debug-stock-6.12)
-extra=(guest-6.12 guest-6.12.113 faults-7.3 faults-6.1 faults-6.12+deb13 all-kernels bench-delay)
+# The debug kernel's phases in two guests side by side (each arms and
+# reads kmemleak): one guest with all of them took 7527 s, the critical
+# path of the tier; then the stock module's faults, to stand beside ours
+extra_guests=(debug-6.12 debug-data-6.12 guest-6.12.113 guest-6.12 debug-stock-6.12)
+extra=(faults-7.3 faults-6.1 faults-6.12+deb13 all-kernels bench-delay)
 deep=("${extra_guests[@]}" "${full[@]}" "${extra[@]}")
 # How many guests run in the background at once. Full starts all of its
 # four; deep keeps to three beside its faults guest in the foreground, so
@@ -88,7 +91,8 @@ command_of() {
 	# alone, to stand beside ours. Both debug entries write 2 MiB files:
 	# with 8 MiB neither module's NFSv3 fio ended within 900 s there
 	debug-stock-*) echo "env GUEST_TAG=debug-stock $debug_env GUEST_PHASES=stock,faults $here/test-guest.sh ${1#debug-stock-}-debug" ;;
-	debug-*) echo "env GUEST_TAG=debug $debug_env GUEST_PHASES=kmemleak,install,integrity,negotiation,retry,faults,failslab,kmemleak $here/test-guest.sh ${1#debug-}-debug" ;;
+	debug-data-*) echo "env GUEST_TAG=debug-data $debug_env GUEST_PHASES=kmemleak,install,integrity,negotiation,retry,kmemleak $here/test-guest.sh ${1#debug-data-}-debug" ;;
+	debug-*) echo "env GUEST_TAG=debug $debug_env GUEST_PHASES=kmemleak,install,faults,failslab,kmemleak $here/test-guest.sh ${1#debug-}-debug" ;;
 	# The bench against a known emulated PCIe read per Send by
 	# reference, under instruction counting (reports numbers; fails only
 	# when none came out)
