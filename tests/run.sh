@@ -37,10 +37,10 @@ export RPCRDMA_INLINE_OUT=$logs
 quick=(unit style hooks bad-input bench-input build-6.1 guest-6.1)
 full=(unit style hooks bad-input bench-input build-6.12+deb13 build-6.1 build-6.12 build-6.12.113
 	build-7.2 build-7.3 packaging packaging-upgrade guest-install guest-6.12+deb13 guest-6.1 guest-7.3)
-# The debug guests first: they are the longest, and start before the others
-# The debug kernel's phases in two guests side by side (each arms and
-# reads kmemleak): one guest with all of them took 7527 s, the critical
-# path of the tier; then the stock module's faults, to stand beside ours
+# The guests that full has not go first, the debug ones (the longest) at
+# their head: the debug kernel's phases in two guests side by side (each
+# arms and reads kmemleak; one guest with all of them took 7527 s, the
+# critical path of the tier), the stock module's faults on it last
 extra_guests=(debug-6.12 debug-data-6.12 guest-6.12.113 guest-6.12 debug-stock-6.12)
 extra=(faults-7.3 faults-6.1 faults-6.12+deb13 all-kernels bench-delay)
 deep=("${extra_guests[@]}" "${full[@]}" "${extra[@]}")
