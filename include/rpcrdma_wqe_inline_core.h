@@ -22,7 +22,7 @@ rpcrdma_wqe_inline_side_name(enum rpcrdma_wqe_inline_side side)
 u32 rpcrdma_wqe_inline_want(enum rpcrdma_wqe_inline_side side);
 void rpcrdma_wqe_inline_decide_id(u32 driver_id,
 				  struct rpcrdma_wqe_inline_verdict *v);
-void rpcrdma_wqe_inline_params_log(void);
+void rpcrdma_wqe_inline_params_loaded(void);
 
 /* wqe_inline_dev.c */
 

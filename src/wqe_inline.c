@@ -42,7 +42,7 @@ int rpcrdma_wqe_inline_init(void)
 	if (ret)
 		return ret;
 	rpcrdma_wqe_inline_debugfs_init();
-	rpcrdma_wqe_inline_params_log();
+	rpcrdma_wqe_inline_params_loaded();
 	return 0;
 }
 

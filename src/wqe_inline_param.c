@@ -27,15 +27,24 @@ static unsigned int rpcrdma_wqe_inline_size = RPCRDMA_WQE_INLINE_DEFAULT;
 static bool rpcrdma_wqe_inline_server = true;
 static bool rpcrdma_wqe_inline_client = true;
 
-/* load_module() (kernel/module/main.c; read in 6.1, 6.12 and 7.3) parses the parameters
- * given at load with parse_args() after complete_formation(), while the
- * module is MODULE_STATE_COMING; it becomes MODULE_STATE_LIVE once its
- * init returned, and sysfs writes of the parameters come after that
- * (but for one made while rpcrdma's init runs, taken for one at load).
+/* Parameters given at load are parsed before the module's init runs:
+ * by load_module() for a module, by parse_args() at boot when built in.
+ * Writes through sysfs come after init (but for one made while rpcrdma's
+ * init runs, taken for one at load).
  */
+static bool rpcrdma_wqe_inline_loaded;
+
 static bool rpcrdma_wqe_inline_loading(void)
 {
-	return READ_ONCE(THIS_MODULE->state) != MODULE_STATE_LIVE;
+	return !READ_ONCE(rpcrdma_wqe_inline_loaded);
+}
+
+/* The value as it may be printed: up to its newline; "" for a parameter
+ * given without "=" (KERNEL_PARAM_OPS_FL_NOARG: @val is NULL then)
+ */
+static int rpcrdma_wqe_inline_val_len(const char *val)
+{
+	return val ? (int)strcspn(val, "\n") : 0;
 }
 
 static int rpcrdma_wqe_inline_size_set(const char *val,
@@ -44,20 +53,26 @@ static int rpcrdma_wqe_inline_size_set(const char *val,
 	unsigned int size;
 	bool loading;
 
-	if (!kstrtouint(val, 0, &size) && rpcrdma_wqe_inline_size_valid(size)) {
+	if (val && !kstrtouint(val, 0, &size) &&
+	    rpcrdma_wqe_inline_size_valid(size)) {
 		WRITE_ONCE(*(unsigned int *)kp->arg, size);
 		return 0;
 	}
 	loading = rpcrdma_wqe_inline_loading();
-	pr_warn("inline_size=%.*s refused: give a number of bytes from 0 to %u; %s %u\n",
-		(int)strcspn(val, "\n"), val, RPCRDMA_WQE_INLINE_MAX,
+	pr_warn("inline_size%s%.*s refused: give a number of bytes from 0 to %u; %s %u\n",
+		val ? "=" : "", rpcrdma_wqe_inline_val_len(val), val ?: "",
+		RPCRDMA_WQE_INLINE_MAX,
 		loading ? "rpcrdma loads and the default is kept: inline_size" :
 		"inline_size stays",
 		READ_ONCE(*(unsigned int *)kp->arg));
 	return rpcrdma_wqe_inline_param_refused(-EINVAL, loading);
 }
 
+/* NOARG: "inline_size" with no value reaches .set (as NULL) to be
+ * refused like any bad value, instead of failing rpcrdma's load
+ */
 static const struct kernel_param_ops rpcrdma_wqe_inline_size_ops = {
+	.flags	= KERNEL_PARAM_OPS_FL_NOARG,
 	.set	= rpcrdma_wqe_inline_size_set,
 	.get	= param_get_uint,
 };
@@ -76,13 +91,14 @@ static int rpcrdma_wqe_inline_drivers_set(const char *val,
 					  const struct kernel_param *kp)
 {
 	struct rpcrdma_wqe_inline_overrides ov;
-	const char *bad = val;
+	const char *bad = val ?: "";
 	int bad_len = 0;
 	bool loading;
 	char old[128];
 	int ret;
 
-	ret = rpcrdma_wqe_inline_overrides_parse(val, &ov, &bad, &bad_len);
+	ret = val ? rpcrdma_wqe_inline_overrides_parse(val, &ov, &bad, &bad_len) :
+		    -EINVAL;
 	if (!ret) {
 		spin_lock(&rpcrdma_wqe_inline_overrides_lock);
 		rpcrdma_wqe_inline_overrides = ov;
@@ -94,9 +110,9 @@ static int rpcrdma_wqe_inline_drivers_set(const char *val,
 	rpcrdma_wqe_inline_overrides_print(&rpcrdma_wqe_inline_overrides,
 					   old, sizeof(old));
 	spin_unlock(&rpcrdma_wqe_inline_overrides_lock);
-	pr_warn("inline_drivers=%.*s refused: %s '%.*s'; give DRIVER:on, DRIVER:alone or DRIVER:off, comma-separated, at most %u, DRIVER a name from 'devices' in debugfs or a driver_id number; %s '%s'\n",
-		(int)strcspn(val, "\n"), val,
-		ret == -E2BIG ? "too many drivers at" :
+	pr_warn("inline_drivers%s%.*s refused: %s '%.*s'; give DRIVER:on, DRIVER:alone or DRIVER:off, comma-separated, at most %u, DRIVER a name from 'devices' in debugfs or a driver_id number; %s '%s'\n",
+		val ? "=" : "", rpcrdma_wqe_inline_val_len(val), val ?: "",
+		!val ? "no value given" : ret == -E2BIG ? "too many drivers at" :
 		"malformed or unknown driver in", bad_len, bad,
 		RPCRDMA_WQE_INLINE_OVERRIDES,
 		loading ? "rpcrdma loads and the default is kept: inline_drivers" :
@@ -119,6 +135,7 @@ static int rpcrdma_wqe_inline_drivers_get(char *buf,
 }
 
 static const struct kernel_param_ops rpcrdma_wqe_inline_drivers_ops = {
+	.flags	= KERNEL_PARAM_OPS_FL_NOARG,
 	.set	= rpcrdma_wqe_inline_drivers_set,
 	.get	= rpcrdma_wqe_inline_drivers_get,
 };
@@ -139,7 +156,7 @@ static int rpcrdma_wqe_inline_bool_set(const char *val,
 		return 0;
 	loading = rpcrdma_wqe_inline_loading();
 	pr_warn("%s=%.*s refused: give Y or N; %s %c\n", kp->name,
-		(int)strcspn(val ?: "", "\n"), val ?: "",
+		rpcrdma_wqe_inline_val_len(val), val ?: "",
 		loading ? "rpcrdma loads and the default is kept:" : "it stays",
 		READ_ONCE(*(bool *)kp->arg) ? 'Y' : 'N');
 	return rpcrdma_wqe_inline_param_refused(ret, loading);
@@ -199,10 +216,14 @@ u32 rpcrdma_wqe_inline_want(enum rpcrdma_wqe_inline_side side)
 }
 
 /**
- * rpcrdma_wqe_inline_params_log - log the version and parameters at load
+ * rpcrdma_wqe_inline_params_loaded - end the load's parameters, log them
+ *
+ * Called from rpcrdma's init: from here on a bad value is refused
+ * rather than logged and replaced by the default.
  */
-void rpcrdma_wqe_inline_params_log(void)
+void rpcrdma_wqe_inline_params_loaded(void)
 {
+	WRITE_ONCE(rpcrdma_wqe_inline_loaded, true);
 	pr_info("rpcrdma-inline %s: inline_size=%u server_inline=%d client_inline=%d\n",
 		RPCRDMA_INLINE_VERSION, READ_ONCE(rpcrdma_wqe_inline_size),
 		READ_ONCE(rpcrdma_wqe_inline_server),

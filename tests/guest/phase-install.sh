@@ -37,7 +37,7 @@ check "modinfo -n rpcrdma is ours, in updates/dkms ($ours)" grep -q "/updates/dk
 
 # A bad value given at load (a typo in /etc/modprobe.d) is logged and the
 # default kept: rpcrdma loads all the same
-for bad in inline_size=abc inline_size=4096 inline_drivers=bogus inline_drivers=rxe:yes \
+for bad in inline_size=abc inline_size=4096 inline_size inline_drivers=bogus inline_drivers=rxe:yes inline_drivers \
 	server_inline=maybe client_inline=2; do
 	name=${bad%%=*}
 	case $name in
@@ -58,6 +58,19 @@ for bad in inline_size=abc inline_size=4096 inline_drivers=bogus inline_drivers=
 		bash -c "dmesg | grep -F '$bad refused' | grep -q 'rpcrdma loads and the default is kept'"
 	check "modprobe rpcrdma $bad: unloads" unload_rpcrdma
 done
+# The same from /etc/modprobe.d: a parameter without "=" (KERNEL_PARAM_OPS_FL_NOARG)
+echo "options rpcrdma inline_size inline_drivers" >/etc/modprobe.d/zz-rpcrdma-noarg.conf
+if modprobe rpcrdma; then
+	check "options rpcrdma inline_size inline_drivers (no values): loads" true
+	check "options without values: inline_size keeps its default" \
+		test "$(cat /sys/module/rpcrdma/parameters/inline_size)" = 256
+	check "options without values: both refusals logged" \
+		bash -c "test \$(dmesg | grep -cE 'inline_(size|drivers) refused: .*rpcrdma loads and the default is kept') -ge 4"
+	check "options without values: unloads" unload_rpcrdma
+else
+	check "options rpcrdma inline_size inline_drivers (no values): loads" false
+fi
+rm -f /etc/modprobe.d/zz-rpcrdma-noarg.conf
 
 modprobe rpcrdma
 check "the loaded rpcrdma says it is rpcrdma-inline $PKG_VERSION" ours_loaded
