@@ -121,15 +121,20 @@ struct rpcrdma_wqe_inline_verdict {
  * @max_send_wr: the send queue depth asked for (before the driver's
  *		 write-back)
  * @max_send_sge: the send SGEs asked for
+ * @max_rdma_ctxs: the RDMA R/W contexts asked for (the server's; they
+ *		   grow the send queue in rdma_rw_init_qp())
  *
  * How much inline data a device accepts depends on the QP's shape: on
  * mlx5 every inline byte grows each send WQE, so a deep server send
- * queue may be refused what a client's shallow one is granted.
+ * queue may be refused what a client's shallow one is granted, and the
+ * queue's depth is max_send_wr plus what rdma_rw_init_qp() adds for
+ * max_rdma_ctxs (which follows the server's block size).
  */
 struct rpcrdma_wqe_inline_memo_key {
 	u32	side;
 	u32	max_send_wr;
 	u32	max_send_sge;
+	u32	max_rdma_ctxs;
 };
 
 /**

@@ -158,9 +158,10 @@ static int rpcrdma_wqe_inline_memos_show(struct seq_file *m, void *v)
 		memo = &d->memos[i];
 		if (!memo->valid)
 			continue;
-		seq_printf(m, "%s side=%s max_send_wr=%u max_send_sge=%u want=%u accepted=%u granted=%u uses=%u\n",
+		seq_printf(m, "%s side=%s max_send_wr=%u max_send_sge=%u max_rdma_ctxs=%u want=%u accepted=%u granted=%u uses=%u\n",
 			   d->name, rpcrdma_wqe_inline_side_name(memo->key.side),
 			   memo->key.max_send_wr, memo->key.max_send_sge,
+			   memo->key.max_rdma_ctxs,
 			   memo->want, memo->accepted, memo->reported,
 			   memo->uses);
 	}

@@ -406,7 +406,8 @@ static bool rpcrdma_wqe_inline_key_eq(const struct rpcrdma_wqe_inline_memo_key *
 				      const struct rpcrdma_wqe_inline_memo_key *b)
 {
 	return a->side == b->side && a->max_send_wr == b->max_send_wr &&
-	       a->max_send_sge == b->max_send_sge;
+	       a->max_send_sge == b->max_send_sge &&
+	       a->max_rdma_ctxs == b->max_rdma_ctxs;
 }
 
 /**

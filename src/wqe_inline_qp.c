@@ -6,9 +6,10 @@
  * Only a QP creation tells how much inline data a device accepts per
  * Send WR. So QPs are created asking for inline_size bytes (or what the
  * device accepted before for this side and shape: wqe_inline_dev.c), and
- * for less after each refusal (rpcrdma_wqe_inline_retry()). Any other
- * error is returned at once, as from the stock module's one
- * rdma_create_qp() call, and nothing is remembered from that run.
+ * for less after each refusal (rpcrdma_wqe_inline_retry()), once a
+ * creation with no inline data has shown that the error was about the
+ * size. Any other error is returned at once, as from the stock module's
+ * one rdma_create_qp() call, and nothing is remembered from that run.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -31,9 +32,28 @@ static int rpcrdma_wqe_inline_try(struct rpcrdma_wqe_inline *wi,
 	return ret;
 }
 
+/* One creation asking @size bytes of inline data, @attr restored first:
+ * rdma_create_qp() may change it even when it fails
+ */
+static int rpcrdma_wqe_inline_ask(struct rpcrdma_wqe_inline *wi,
+				  struct rdma_cm_id *id, struct ib_pd *pd,
+				  struct ib_qp_init_attr *attr,
+				  const struct ib_qp_init_attr *orig, u32 size)
+{
+	*attr = *orig;
+	attr->cap.max_inline_data = size;
+	return rpcrdma_wqe_inline_try(wi, id, pd, attr, size);
+}
+
 /* Asks for inline data from @first down while the device refuses the
- * size; on success @size is the size accepted. Return: 0, or the error
- * of the last attempt.
+ * size; on success @size is the size accepted. The first error that may
+ * be a refusal is checked once by a creation with no inline data: the
+ * errors drivers refuse a size with (-EINVAL, mlx5's -ENOMEM) also come
+ * from ib_modify_qp() to INIT, caps out of range and firmware, and a
+ * smaller size would not help those. If that creation fails too, the
+ * error is returned as it is; if it succeeds, that QP is kept when
+ * nothing but 0 is left to ask, else destroyed and the sizes walked.
+ * Return: 0, or the error of the last attempt.
  */
 static int rpcrdma_wqe_inline_negotiate(struct rpcrdma_wqe_inline *wi,
 					struct rdma_cm_id *id, struct ib_pd *pd,
@@ -41,33 +61,48 @@ static int rpcrdma_wqe_inline_negotiate(struct rpcrdma_wqe_inline *wi,
 					const struct rpcrdma_wqe_inline_verdict *verdict,
 					u32 first, u32 *size)
 {
+	const char *side = rpcrdma_wqe_inline_side_name(wi->side);
 	struct ib_qp_init_attr orig = *attr;
 	unsigned int nomem = 0;
-	int ret;
+	bool checked = false;
+	int ret, err;
+	u32 next;
 
 	*size = first;
 	for (;;) {
-		/* rdma_create_qp() may change @attr even when it fails */
-		*attr = orig;
-		attr->cap.max_inline_data = *size;
-		ret = rpcrdma_wqe_inline_try(wi, id, pd, attr, *size);
+		ret = rpcrdma_wqe_inline_ask(wi, id, pd, attr, &orig, *size);
 		if (!ret)
 			return 0;
 		if (!rpcrdma_wqe_inline_retry(verdict->driver, *size, ret,
-					      &nomem, size))
+					      &nomem, &next))
 			break;
+		if (!checked) {
+			err = ret;
+			ret = rpcrdma_wqe_inline_ask(wi, id, pd, attr, &orig, 0);
+			if (ret) {
+				pr_warn_ratelimited("%s: %s QP creation failed asking %u bytes of inline data (error %d) and also asking none (error %d): not a refusal of the size, so not retried smaller\n",
+						    dev_name(&id->device->dev),
+						    side, *size, err, ret);
+				return ret;
+			}
+			checked = true;
+			if (!next) {
+				*size = 0;
+				return 0;
+			}
+			rdma_destroy_qp(id);
+		}
+		*size = next;
 	}
 	if (!*size)
-		/* Refused even without inline data: the connection fails */
+		/* Refused without inline data, once accepted: the connection fails */
 		pr_warn_ratelimited("%s: %s QP creation failed at every inline data size from %u bytes down to 0 (%u attempts): error %d\n",
-				    dev_name(&id->device->dev),
-				    rpcrdma_wqe_inline_side_name(wi->side),
-				    first, wi->attempts, ret);
+				    dev_name(&id->device->dev), side, first,
+				    wi->attempts, ret);
 	else
 		pr_warn_ratelimited("%s: %s QP creation failed asking %u bytes of inline data (attempt %u): error %d, not a refusal of the size, so not retried smaller\n",
-				    dev_name(&id->device->dev),
-				    rpcrdma_wqe_inline_side_name(wi->side),
-				    *size, wi->attempts, ret);
+				    dev_name(&id->device->dev), side, *size,
+				    wi->attempts, ret);
 	return ret;
 }
 
@@ -84,8 +119,10 @@ static int rpcrdma_wqe_inline_negotiate(struct rpcrdma_wqe_inline *wi,
  * configured inline size, or the driver's known limits below it, and
  * steps down after each refusal (-EINVAL, or mlx5's -ENOMEM, bounded:
  * rpcrdma_wqe_inline_retry()), restoring all of @attr before every
- * attempt (rdma_create_qp() may change it even when it fails). Any other
- * error is returned at once. With nothing to ask for (inline_size=0, the
+ * attempt (rdma_create_qp() may change it even when it fails). The first
+ * such error is a refusal only if a creation with no inline data then
+ * succeeds; if that fails too, its error is returned and nothing is
+ * remembered. Any other error is returned at once. With nothing to ask for (inline_size=0, the
  * side switched off, or the driver off), it is exactly one
  * rdma_create_qp() call with @attr as given. On success @attr holds what
  * the device wrote back, as after rdma_create_qp(), and @wi is listed in
@@ -110,7 +147,9 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 	wi->side = side;
 	wi->attempts = 0;
 	rpcrdma_wqe_inline_decide_id(id->device->ops.driver_id, &verdict);
-	rpcrdma_wqe_inline_counters_alloc(wi);
+	rpcrdma_wqe_inline_counters_alloc(wi, side == RPCRDMA_WQE_INLINE_CLIENT ?
+					  RPCRDMA_WQE_INLINE_CONNECT_GFP :
+					  GFP_KERNEL);
 	negotiated = want && verdict.on;
 	if (!negotiated) {
 		size = attr->cap.max_inline_data;
@@ -121,6 +160,7 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 			.side		= side,
 			.max_send_wr	= attr->cap.max_send_wr,
 			.max_send_sge	= attr->cap.max_send_sge,
+			.max_rdma_ctxs	= attr->cap.max_rdma_ctxs,
 		};
 		rpcrdma_wqe_inline_memo_get(id->device, &key, &memo);
 		first = rpcrdma_wqe_inline_first_size(verdict.driver, want,

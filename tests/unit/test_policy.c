@@ -540,10 +540,11 @@ static void test_retry(void)
 static void test_memo_keys(void)
 {
 	struct rpcrdma_wqe_inline_memo memos[RPCRDMA_WQE_INLINE_MEMOS];
-	const struct rpcrdma_wqe_inline_memo_key client = { 1, 128, 3 };
-	const struct rpcrdma_wqe_inline_memo_key server = { 0, 128, 3 };
-	const struct rpcrdma_wqe_inline_memo_key deep = { 1, 4096, 3 };
-	const struct rpcrdma_wqe_inline_memo_key sges = { 1, 128, 2 };
+	const struct rpcrdma_wqe_inline_memo_key client = { 1, 128, 3, 0 };
+	const struct rpcrdma_wqe_inline_memo_key server = { 0, 128, 3, 0 };
+	const struct rpcrdma_wqe_inline_memo_key deep = { 1, 4096, 3, 0 };
+	const struct rpcrdma_wqe_inline_memo_key sges = { 1, 128, 2, 0 };
+	const struct rpcrdma_wqe_inline_memo_key ctxs = { 0, 128, 3, 64 };
 	struct rpcrdma_wqe_inline_memo *m;
 	unsigned int i, probes;
 	struct probe p;
@@ -575,11 +576,13 @@ static void test_memo_keys(void)
 	      "memo keys: the server's 256 leaves the client's 96, and the other way");
 	check(rpcrdma_wqe_inline_memo_slot(memos, RPCRDMA_WQE_INLINE_MEMOS, &client) == &memos[0],
 	      "memo keys: a key's slot is its own memo");
+	check(!rpcrdma_wqe_inline_memo_find(memos, RPCRDMA_WQE_INLINE_MEMOS, &ctxs),
+	      "memo keys: the server's memo does not serve a server with other R/W contexts");
 
 	/* Full: the oldest goes, the others keep theirs */
 	memos[2] = (struct rpcrdma_wqe_inline_memo){ .key = deep, .want = 256,
 						     .accepted = 64, .uses = 1, .valid = true };
-	memos[3] = (struct rpcrdma_wqe_inline_memo){ .key = { 0, 4096, 3 }, .want = 256,
+	memos[3] = (struct rpcrdma_wqe_inline_memo){ .key = { 0, 4096, 3, 0 }, .want = 256,
 						     .accepted = 32, .uses = 1, .valid = true };
 	m = rpcrdma_wqe_inline_memo_slot(memos, RPCRDMA_WQE_INLINE_MEMOS, &sges);
 	check(m == &memos[3] && !m->valid && memos[0].key.side == server.side &&
