@@ -73,3 +73,81 @@ check "retry: still no ask below the full size" rt_asks_full 5
 nfs_umount /mnt
 conns_gone || true
 check "retry: rmmod inline_limit" rmmod inline_limit
+
+# An error of the driver's refusal kind that is not about the size:
+# -EINVAL at every size (as from ib_modify_qp() to INIT, or caps out of
+# range), then -ENOMEM at every size on a device that says it is mlx5
+# (whose -ENOMEM may be a refusal: rpcrdma_wqe_inline_retry()). Each
+# connect asks the full size, then once for none, and stops there: no
+# walk down the sizes, nothing remembered, the error logged as such.
+# rt_pairs: the asks recorded are "full size, 0" pairs, at least one
+rt_pairs() {
+	local a i=0
+	for a in $(tr ',' ' ' <"$rt_p/asks"); do
+		if [ $((i % 2)) = 0 ]; then
+			[ "$a" = "$rt_want" ] || return 1
+		else
+			[ "$a" = 0 ] || return 1
+		fi
+		i=$((i + 1))
+	done
+	[ "$i" -ge 2 ] && [ $((i % 2)) = 0 ]
+}
+for rt_case in "EINVAL 22 -" "ENOMEM 12 1"; do
+	read -r rt_name rt_errno rt_id <<<"$rt_case"
+	rdma link delete rxe0
+	rdma link add rxe0 type rxe netdev dummy0
+	rt_args=(fail_create=100000 "fail_errno=$rt_errno")
+	[ "$rt_id" = - ] || rt_args+=("driver_id=$rt_id")
+	insmod "$GUEST_MODULES/inline_limit.ko" "${rt_args[@]}"
+	rt_rc=0
+	timeout 120 mount -t nfs -o "vers=3,proto=rdma,port=$NFS_RDMA_PORT,retry=0" \
+		"$NFS_SERVER:$NFS_EXPORT" /mnt 2>/tmp/retry.err || rt_rc=$?
+	log "retry $rt_name at every size: mount exited $rt_rc; asks $(cat "$rt_p/asks"), failed $(cat "$rt_p/failed")"
+	check "retry $rt_name at every size: the mount fails, not by timing out (exit $rt_rc)" \
+		test "$rt_rc" != 0 -a "$rt_rc" != 124
+	mountpoint -q /mnt && umount /mnt
+	check "retry $rt_name at every size: each connect asked $rt_want, then 0, and nothing else" rt_pairs
+	rt_line="rpcrdma: rxe0: client QP creation failed asking $rt_want bytes of inline data (error -$rt_errno) and also asking none (error -$rt_errno): not a refusal of the size, so not retried smaller"
+	check "retry $rt_name at every size: the kernel log says: $rt_line" \
+		grep -qF "$rt_line" <<<"$(dmesg)"
+	check "retry $rt_name at every size: nothing is remembered for rxe0" \
+		bash -c "! grep -q '^rxe0 ' $rt_memos"
+	check "retry $rt_name at every size: no connection stays listed" conns_gone
+	check "retry $rt_name: rmmod inline_limit" rmmod inline_limit
+done
+# The accept error path after the server's QP exists: the next server
+# Receive post fails (inline_limit.ko fail_post_recv=1), so
+# svc_rdma_accept() takes errout:. The connection it made must leave
+# 'connections' whatever errout: does with the birth reference (hook 03):
+# only the live connections stay listed.
+rdma link delete rxe0
+rdma link add rxe0 type rxe netdev dummy0
+insmod "$GUEST_MODULES/inline_limit.ko" fail_post_recv=1
+rt_rc=0
+timeout 120 mount -t nfs -o "vers=3,proto=rdma,port=$NFS_RDMA_PORT,retry=0" \
+	"$NFS_SERVER:$NFS_EXPORT" /mnt 2>/tmp/retry.err || rt_rc=$?
+log "accept error: mount exited $rt_rc; server Receive posts failed $(cat "$rt_p/recv_failed"), QPs created $(cat "$rt_p/created"); $(tr '\n' ';' <"$CONNS")"
+check "accept error: one server Receive post failed, after its QP was created" \
+	test "$(cat "$rt_p/recv_failed")" = 1 -a "$(cat "$rt_p/created")" -ge 2
+rt_servers() { grep -c '^server ' "$CONNS" || true; }
+if mountpoint -q /mnt; then
+	log "accept error: the client connected again by itself: the mount is up"
+	check "accept error: one server connection listed, the live one" \
+		test "$(settle rt_servers 1 80 0.25)" = 1
+	nfs_umount /mnt
+fi
+check "accept error: no connection stays listed" conns_gone
+nfs_mount 3 /mnt
+check "accept error: the next mount lists one server connection" test "$(rt_servers)" = 1
+check "accept error: data compares equal" data_roundtrip /mnt 1
+nfs_umount /mnt
+conns_gone || true
+check "accept error: rmmod inline_limit" rmmod inline_limit
+
+nfs_mount 3 /mnt
+check "after the failures: the client asked $rt_want at its first attempt" \
+	test "$(conn_field client asked) $(conn_field client attempts)" = "$rt_want 1"
+check "after the failures: data compares equal" data_roundtrip /mnt 1
+nfs_umount /mnt
+conns_gone || true

@@ -25,7 +25,12 @@
  * a device going away would (the count goes down to 0 and may be written
  * again at run time). Every RC QP creation's max_inline_data is recorded
  * in order (parameter asks, the last 32, comma-separated).
- * The device's create_qp and post_send ops and its driver_id are
+ * With fail_post_recv=N the next N Receive posts whose completion
+ * handler is fail_recv_done (default svc_rdma_wc_receive: the server's)
+ * fail with -ENOMEM before the device sees them, which drives
+ * svc_rdma_accept() into its error path after its QP exists
+ * (parameter recv_failed counts them).
+ * The device's create_qp, post_send and post_recv ops and its driver_id are
  * restored on unload, which must come before the device is
  * removed (the module holds a reference).
  */
@@ -157,6 +162,18 @@ static unsigned int byref_delay_ns;
 module_param(byref_delay_ns, uint, 0644);
 MODULE_PARM_DESC(byref_delay_ns, "Busy-wait this many ns for every Send WR posted by reference, an emulated PCIe read of its message (default 0)");
 
+static atomic_t fail_post_recv = ATOMIC_INIT(0);
+module_param_named(fail_post_recv, fail_post_recv.counter, int, 0644);
+MODULE_PARM_DESC(fail_post_recv, "Fail this many of the next Receive posts whose completion handler is fail_recv_done with -ENOMEM (default 0)");
+
+static char *fail_recv_done = "svc_rdma_wc_receive";
+module_param(fail_recv_done, charp, 0444);
+MODULE_PARM_DESC(fail_recv_done, "The completion handler whose Receive posts fail_post_recv fails (default svc_rdma_wc_receive, the server's)");
+
+static atomic_t recv_failed = ATOMIC_INIT(0);
+module_param_named(recv_failed, recv_failed.counter, int, 0444);
+MODULE_PARM_DESC(recv_failed, "Receive posts failed by fail_post_recv so far");
+
 static struct ib_device *wrapped;
 static enum rdma_driver_id saved_driver_id;
 static int (*saved_create_qp)(struct ib_qp *qp,
@@ -165,6 +182,9 @@ static int (*saved_create_qp)(struct ib_qp *qp,
 static int (*saved_post_send)(struct ib_qp *qp,
 			      const struct ib_send_wr *wr,
 			      const struct ib_send_wr **bad_wr);
+static int (*saved_post_recv)(struct ib_qp *qp,
+			      const struct ib_recv_wr *wr,
+			      const struct ib_recv_wr **bad_wr);
 
 /* An emulated DMA read of a Send's message by the HCA */
 static void inline_limit_delay(void)
@@ -245,6 +265,34 @@ static int inline_limit_create_qp(struct ib_qp *qp,
 	return 0;
 }
 
+/* The Receive's completion handler is named fail_recv_done */
+static bool inline_limit_recv_match(const struct ib_recv_wr *wr)
+{
+	size_t len = strlen(fail_recv_done);
+	char name[64];
+
+	if (!wr->wr_cqe)
+		return false;
+	/* "NAME [MODULE]" for a function of a module */
+	snprintf(name, sizeof(name), "%ps", wr->wr_cqe->done);
+	return !strncmp(name, fail_recv_done, len) &&
+	       (name[len] == '\0' || name[len] == ' ');
+}
+
+static int inline_limit_post_recv(struct ib_qp *qp,
+				  const struct ib_recv_wr *wr,
+				  const struct ib_recv_wr **bad_wr)
+{
+	if (wr && atomic_read(&fail_post_recv) > 0 &&
+	    inline_limit_recv_match(wr) &&
+	    atomic_add_unless(&fail_post_recv, -1, 0)) {
+		atomic_inc(&recv_failed);
+		*bad_wr = wr;
+		return -ENOMEM;
+	}
+	return saved_post_recv(qp, wr, bad_wr);
+}
+
 static int __init inline_limit_init(void)
 {
 	struct net_device *ndev;
@@ -263,11 +311,13 @@ static int __init inline_limit_init(void)
 	}
 	saved_create_qp = wrapped->ops.create_qp;
 	saved_post_send = wrapped->ops.post_send;
+	saved_post_recv = wrapped->ops.post_recv;
 	saved_driver_id = wrapped->ops.driver_id;
 	if (driver_id >= 0)
 		WRITE_ONCE(wrapped->ops.driver_id, driver_id);
 	WRITE_ONCE(wrapped->ops.create_qp, inline_limit_create_qp);
 	WRITE_ONCE(wrapped->ops.post_send, inline_limit_post_send);
+	WRITE_ONCE(wrapped->ops.post_recv, inline_limit_post_recv);
 	pr_info("%s: inline data limit %u, driver_id %u%s; failing the next %d RC QP creations with -%u\n",
 		dev_name(&wrapped->dev), limit,
 		wrapped->ops.driver_id,
@@ -278,6 +328,7 @@ static int __init inline_limit_init(void)
 
 static void __exit inline_limit_exit(void)
 {
+	WRITE_ONCE(wrapped->ops.post_recv, saved_post_recv);
 	WRITE_ONCE(wrapped->ops.post_send, saved_post_send);
 	WRITE_ONCE(wrapped->ops.create_qp, saved_create_qp);
 	WRITE_ONCE(wrapped->ops.driver_id, saved_driver_id);
