@@ -12,6 +12,13 @@
 
 #include "rpcrdma_wqe_inline.h"
 
+/* As XPRTRDMA_GFP_FLAGS (xprt_rdma.h), for allocations on the client's
+ * connect path, which may run to write out pages for swap over NFS: no
+ * reclaim, no emergency reserves, and fail quietly.
+ */
+#define RPCRDMA_WQE_INLINE_CONNECT_GFP \
+	(__GFP_NOMEMALLOC | __GFP_NORETRY | __GFP_NOWARN)
+
 static inline const char *
 rpcrdma_wqe_inline_side_name(enum rpcrdma_wqe_inline_side side)
 {
@@ -96,7 +103,8 @@ struct rpcrdma_wqe_inline_conns_snap {
 	struct rpcrdma_wqe_inline_conn_snap	conn[];
 };
 
-void rpcrdma_wqe_inline_counters_alloc(struct rpcrdma_wqe_inline *wi);
+void rpcrdma_wqe_inline_counters_alloc(struct rpcrdma_wqe_inline *wi,
+				       gfp_t gfp);
 void rpcrdma_wqe_inline_counters_free(struct rpcrdma_wqe_inline *wi);
 void rpcrdma_wqe_inline_conn_add(struct rpcrdma_wqe_inline *wi);
 struct rpcrdma_wqe_inline_conns_snap *rpcrdma_wqe_inline_conns_snapshot(void);

@@ -28,12 +28,16 @@ static unsigned int rpcrdma_wqe_inline_nconns;
 /**
  * rpcrdma_wqe_inline_counters_alloc - give a connection its Send counters
  * @wi: the connection's inline state, before its QP is created
+ * @gfp: allocation flags: GFP_KERNEL, or on the client's connect path
+ *	 %RPCRDMA_WQE_INLINE_CONNECT_GFP, which takes no lock (percpu's
+ *	 atomic pool)
  *
  * On failure @wi->sends stays NULL and the Sends are not counted.
  */
-void rpcrdma_wqe_inline_counters_alloc(struct rpcrdma_wqe_inline *wi)
+void rpcrdma_wqe_inline_counters_alloc(struct rpcrdma_wqe_inline *wi,
+				       gfp_t gfp)
 {
-	wi->sends = alloc_percpu(struct rpcrdma_wqe_inline_counts);
+	wi->sends = alloc_percpu_gfp(struct rpcrdma_wqe_inline_counts, gfp);
 }
 
 /**
@@ -82,9 +86,10 @@ rpcrdma_wqe_inline_sum(const struct rpcrdma_wqe_inline *wi,
 /**
  * rpcrdma_wqe_inline_conns_snapshot - copy every listed connection's numbers
  *
- * The connections lock is held only to copy (and sum the per-CPU
- * counters): debugfs formats the copy without it, so that readers do not
- * hold up connection setup and teardown.
+ * Context: process (allocates with GFP_KERNEL). The connections lock is
+ * held only to copy (and sum the per-CPU counters): debugfs formats the
+ * copy without it, so that readers do not hold up connection setup and
+ * teardown.
  *
  * Return: the copy, to be freed with kvfree(), or NULL when it could not
  * be allocated.

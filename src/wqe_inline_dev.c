@@ -12,8 +12,8 @@
  * goes away (our ib_client's remove).
  */
 
-#include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 
 #include "rpcrdma_wqe_inline_core.h"
@@ -34,7 +34,10 @@ struct rpcrdma_wqe_inline_dev {
 };
 
 static LIST_HEAD(rpcrdma_wqe_inline_devs);
-static DEFINE_MUTEX(rpcrdma_wqe_inline_devs_lock);
+/* A spinlock: taken on the client's connect path (which may run for swap
+ * over NFS), it is never held across an allocation or a sleep
+ */
+static DEFINE_SPINLOCK(rpcrdma_wqe_inline_devs_lock);
 static unsigned int rpcrdma_wqe_inline_ndevs;
 
 /* @device's entry: there is one from our ib_client's add to its remove,
@@ -66,7 +69,7 @@ void rpcrdma_wqe_inline_memo_get(const struct ib_device *device,
 	struct rpcrdma_wqe_inline_memo *found = NULL;
 	struct rpcrdma_wqe_inline_dev *dev;
 
-	mutex_lock(&rpcrdma_wqe_inline_devs_lock);
+	spin_lock(&rpcrdma_wqe_inline_devs_lock);
 	dev = rpcrdma_wqe_inline_dev_find(device);
 	if (dev)
 		found = rpcrdma_wqe_inline_memo_find(dev->memos,
@@ -77,7 +80,7 @@ void rpcrdma_wqe_inline_memo_get(const struct ib_device *device,
 	} else {
 		memset(memo, 0, sizeof(*memo));
 	}
-	mutex_unlock(&rpcrdma_wqe_inline_devs_lock);
+	spin_unlock(&rpcrdma_wqe_inline_devs_lock);
 }
 
 /**
@@ -99,7 +102,7 @@ void rpcrdma_wqe_inline_memo_set(const struct ib_device *device,
 	struct rpcrdma_wqe_inline_memo *memo;
 	struct rpcrdma_wqe_inline_dev *dev;
 
-	mutex_lock(&rpcrdma_wqe_inline_devs_lock);
+	spin_lock(&rpcrdma_wqe_inline_devs_lock);
 	dev = rpcrdma_wqe_inline_dev_find(device);
 	if (dev) {
 		memo = rpcrdma_wqe_inline_memo_slot(dev->memos,
@@ -108,13 +111,14 @@ void rpcrdma_wqe_inline_memo_set(const struct ib_device *device,
 					      reported);
 		dev->last = *memo;
 	}
-	mutex_unlock(&rpcrdma_wqe_inline_devs_lock);
+	spin_unlock(&rpcrdma_wqe_inline_devs_lock);
 }
 
 /**
  * rpcrdma_wqe_inline_devs_snapshot - copy every listed device's entry
  *
- * For debugfs, which formats the copy without the lock.
+ * Context: process (allocates with GFP_KERNEL), for debugfs, which
+ * formats the copy without the lock.
  *
  * Return: the copy, to be freed with kvfree(), or NULL when it could not
  * be allocated.
@@ -131,10 +135,10 @@ struct rpcrdma_wqe_inline_devs_snap *rpcrdma_wqe_inline_devs_snapshot(void)
 		snap = kvzalloc(struct_size(snap, dev, room), GFP_KERNEL);
 		if (!snap)
 			return NULL;
-		mutex_lock(&rpcrdma_wqe_inline_devs_lock);
+		spin_lock(&rpcrdma_wqe_inline_devs_lock);
 		if (rpcrdma_wqe_inline_ndevs <= room)
 			break;
-		mutex_unlock(&rpcrdma_wqe_inline_devs_lock);
+		spin_unlock(&rpcrdma_wqe_inline_devs_lock);
 		kvfree(snap);
 	}
 	list_for_each_entry(dev, &rpcrdma_wqe_inline_devs, list) {
@@ -144,7 +148,7 @@ struct rpcrdma_wqe_inline_devs_snap *rpcrdma_wqe_inline_devs_snapshot(void)
 		s->last = dev->last;
 		memcpy(s->memos, dev->memos, sizeof(s->memos));
 	}
-	mutex_unlock(&rpcrdma_wqe_inline_devs_lock);
+	spin_unlock(&rpcrdma_wqe_inline_devs_lock);
 	return snap;
 }
 
@@ -160,10 +164,10 @@ static int rpcrdma_wqe_inline_add_one(struct ib_device *device)
 	if (!dev)
 		return 0;
 	dev->device = device;
-	mutex_lock(&rpcrdma_wqe_inline_devs_lock);
+	spin_lock(&rpcrdma_wqe_inline_devs_lock);
 	list_add_tail(&dev->list, &rpcrdma_wqe_inline_devs);
 	rpcrdma_wqe_inline_ndevs++;
-	mutex_unlock(&rpcrdma_wqe_inline_devs_lock);
+	spin_unlock(&rpcrdma_wqe_inline_devs_lock);
 	return 0;
 }
 
@@ -172,7 +176,7 @@ static void rpcrdma_wqe_inline_remove_one(struct ib_device *device,
 {
 	struct rpcrdma_wqe_inline_dev *dev;
 
-	mutex_lock(&rpcrdma_wqe_inline_devs_lock);
+	spin_lock(&rpcrdma_wqe_inline_devs_lock);
 	dev = rpcrdma_wqe_inline_dev_find(device);
 	if (dev) {
 		trace_rpcrdma_wqe_inline_forget(device);
@@ -180,7 +184,7 @@ static void rpcrdma_wqe_inline_remove_one(struct ib_device *device,
 		rpcrdma_wqe_inline_ndevs--;
 		kfree(dev);
 	}
-	mutex_unlock(&rpcrdma_wqe_inline_devs_lock);
+	spin_unlock(&rpcrdma_wqe_inline_devs_lock);
 }
 
 /* Tells when a device comes and goes, so that it is listed, and its
@@ -211,11 +215,11 @@ void rpcrdma_wqe_inline_devs_exit(void)
 
 	ib_unregister_client(&rpcrdma_wqe_inline_ib_client);
 
-	mutex_lock(&rpcrdma_wqe_inline_devs_lock);
+	spin_lock(&rpcrdma_wqe_inline_devs_lock);
 	list_for_each_entry_safe(dev, next, &rpcrdma_wqe_inline_devs, list) {
 		list_del(&dev->list);
 		kfree(dev);
 	}
 	rpcrdma_wqe_inline_ndevs = 0;
-	mutex_unlock(&rpcrdma_wqe_inline_devs_lock);
+	spin_unlock(&rpcrdma_wqe_inline_devs_lock);
 }

@@ -11,8 +11,9 @@
 static_assert(RPCRDMA_WQE_INLINE_SERVER_MAX + 1 == RPCRDMA_PULLUP_THRESH);
 
 /* The eligibility rule on a Reply: its SGEs in the header buffer @buf */
-static int svc_map(struct svc_rdma_send_ctxt *ctxt,
-		   const struct rpcrdma_wqe_inline_buf *buf, u32 max)
+static int rpcrdma_wqe_inline_svc_map(struct svc_rdma_send_ctxt *ctxt,
+				      const struct rpcrdma_wqe_inline_buf *buf,
+				      u32 max)
 {
 	return rpcrdma_wqe_inline_map_sges(ctxt->sc_sges,
 					   ctxt->sc_send_wr.num_sge, buf, 1,
@@ -61,7 +62,8 @@ void rpcrdma_wqe_inline_svc_prepare(struct svcxprt_rdma *rdma,
 	else if (send_wr->num_sge > 1)
 		how = RPCRDMA_WQE_INLINE_HOW_UNPULLED;
 	else
-		how = rpcrdma_wqe_inline_how_of(svc_map(ctxt, &buf, wi->max));
+		how = rpcrdma_wqe_inline_how_of(rpcrdma_wqe_inline_svc_map(ctxt, &buf,
+									   wi->max));
 	if (how == RPCRDMA_WQE_INLINE_HOW_INLINE) {
 		send_wr->sg_list = &ctxt->sc_wqe_inline_sge;
 		send_wr->send_flags |= IB_SEND_INLINE;
