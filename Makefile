@@ -3,8 +3,10 @@
 # rpcrdma-inline: build rpcrdma.ko for kernel KVER from its own source.
 #
 #   make [KVER=6.1.0-57-amd64] [KSRC=/path/to/tree-or-tarball] [W=1] [C=1]
-#   make check        the whole test suite (README.md)
+#   make check        the test suite CI runs (README.md; tests/run.sh check)
 #   make check-quick  unit tests, style, one build and one guest kernel
+#   make check-full   check and the rest of the one-guest suite and the pairs
+#   make check-deep   full, debug kernels, faults, every Debian kernel
 #   make unit         userspace unit tests only
 #   make demo         boot a guest, mount NFS over soft RoCE, show the counters
 
@@ -14,7 +16,7 @@ VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf
 OUT := build/$(KVER)
 TREE := $(OUT)/linux
 
-.PHONY: all modules prepare clean unit check check-quick demo
+.PHONY: all modules prepare clean unit check check-quick check-full check-deep demo
 
 all: modules
 
@@ -37,10 +39,16 @@ unit:
 	$(MAKE) -C tests/unit
 
 check:
-	tests/run.sh full
+	tests/run.sh check
 
 check-quick:
 	tests/run.sh quick
+
+check-full:
+	tests/run.sh full
+
+check-deep:
+	tests/run.sh deep
 
 demo:
 	scripts/demo.sh

@@ -14,6 +14,8 @@
 #   tap_ok / tap_fail NAME  TAP lines, counted by tap_end
 #   expect NAME CMD...      tap_ok when CMD succeeds, else tap_fail
 #   tap_end                 fail (return 1) if any check failed
+#   guest_artifacts IMG KVER SRC LOGDIR
+#                           the test modules and our DKMS tarball for KVER
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export REPO
@@ -92,4 +94,42 @@ expect() {
 tap_end() {
 	echo "1..$TAP_N"
 	[ "$TAP_FAILED" -eq 0 ]
+}
+
+# guest_artifacts IMG KVER SRC LOGDIR: in the userland of image IMG, build
+# the test-only modules (tests/modules) for KVER into SRC/build/guest-modules,
+# and (unless RPCRDMA_INLINE_GUEST_BUILD=guest: the guest builds it) our
+# module with DKMS, exported as a binaries-only DKMS tarball into
+# SRC/build/dkms, as for a prebuilt package (under TCG a DKMS build inside
+# the guest takes 10 minutes and more). Logs: LOGDIR/modules.log and
+# LOGDIR/dkms-build.log.
+guest_artifacts() {
+	local img=$1 kver=$2 src=$3 logs=$4 version t0
+	"$REPO/tests/vm/chroot-run.sh" --image "$img" --bind "$src:/src" -- \
+		/src/tests/modules/build.sh "$kver" "/src/build/guest-modules/$kver" \
+		>"$logs/modules.log" 2>&1 || {
+		cat "$logs/modules.log"
+		echo "building the test modules for $kver failed"
+		return 1
+	}
+	[ "${RPCRDMA_INLINE_GUEST_BUILD:-chroot}" = chroot ] || return 0
+	version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$REPO/dkms.conf")
+	t0=$SECONDS
+	# shellcheck disable=SC2016 # expanded in the chroot
+	"$REPO/tests/vm/chroot-run.sh" --image "$img" --bind "$src:/src" \
+		--env "V=$version" --env "K=$kver" -- bash -c '
+		set -e
+		cp -a /src "/usr/src/rpcrdma-inline-$V"
+		rm -rf "/usr/src/rpcrdma-inline-$V/build"
+		dkms add "rpcrdma-inline/$V"
+		dkms build "rpcrdma-inline/$V" -k "$K"
+		dkms mktarball "rpcrdma-inline/$V" -k "$K" --binaries-only
+		mkdir -p /src/build/dkms
+		cp /var/lib/dkms/rpcrdma-inline/"$V"/tarball/*.tar.gz /src/build/dkms/' \
+		>"$logs/dkms-build.log" 2>&1 || {
+		cat "$logs/dkms-build.log"
+		echo "the DKMS build for $kver in a chroot of its guest image failed"
+		return 1
+	}
+	echo "# DKMS build for $kver in a chroot of the guest image took $((SECONDS - t0)) s"
 }

@@ -4,11 +4,18 @@
 #   tests/run.sh quick   unit, style, the hooks' variants, bad input, the
 #                        bench's input and report (host only), the 6.1
 #                        build and guest
-#   tests/run.sh full    all of it: builds for Debian 13's 6.12, Debian 12's
-#                        6.1 and 6.12, 7.2 and 7.3; guests for Debian 13's
-#                        6.12, 6.1 and 7.3; the packaging tests, the
-#                        kernel-upgrade test, and scripts/install.sh on a
-#                        fresh Debian 12 guest
+#   tests/run.sh check   what `make check` and CI run, sized to end within
+#                        60 minutes on a fresh 2-core machine: quick, the
+#                        builds of 6.12.113 and 7.3, the packaging tests,
+#                        the 7.3 guest, and two machines: our client
+#                        against a stock server on 6.1, NFSv4.2
+#   tests/run.sh full    check and the rest of the one-guest suite: builds
+#                        for Debian 13's 6.12, Debian 12's 6.12 and 7.2; the
+#                        other phases of the 6.1 and 7.3 guests, Debian 13's
+#                        6.12 guest, the kernel-upgrade test and
+#                        scripts/install.sh on a fresh Debian 12 guest; and
+#                        the pairs of two machines on 6.1 (ours or stock on
+#                        each side, NFSv4.2 and NFSv3) and across 6.1 and 7.3
 #   tests/run.sh deep    full, then the guests of Debian 12's 6.12 and of
 #                        6.12.113 (Write chunks outside the WR chain), a
 #                        build for every Debian kernel apt offers, per
@@ -35,19 +42,27 @@ export RPCRDMA_INLINE_OUT=$logs
 
 # 6.12+deb13 is Debian 13's own kernel; 6.12 is Debian 12's (6.12.N+deb12)
 quick=(unit style hooks bad-input bench-input build-6.1 guest-6.1)
-full=(unit style hooks bad-input bench-input build-6.12+deb13 build-6.1 build-6.12 build-6.12.113
-	build-7.2 build-7.3 packaging packaging-upgrade guest-install guest-6.12+deb13 guest-6.1 guest-7.3)
+# A pair is pair-SERVER_SERIES-MODULE-CLIENT_SERIES-MODULE (tests/test-pair.sh)
+check=(unit style hooks bad-input bench-input build-6.1 build-6.12.113 build-7.3 packaging
+	pair-6.1-stock-6.1-ours guest-6.1 guest-7.3)
+full=("${check[@]}" build-6.12+deb13 build-6.12 build-7.2 packaging-upgrade
+	guest-install pair-6.1-ours-6.1-stock pair-6.1-ours-6.1-ours pair-6.1-stock-6.1-stock
+	pair-7.3-ours-6.1-ours pair-6.1-ours-7.3-ours guest-6.1-more guest-7.3-more guest-6.12+deb13)
 # The guests that full has not go first, the debug ones (the longest) at
 # their head: the debug kernel's phases in two guests side by side (each
 # arms and reads kmemleak; one guest with all of them took 7527 s, the
 # critical path of the tier), the stock module's faults on it last
 extra_guests=(debug-6.12 debug-data-6.12 guest-6.12.113 guest-6.12 debug-stock-6.12)
-extra=(faults-7.3 faults-6.1 faults-6.12+deb13 all-kernels bench-delay)
+extra=(pair-7.3-stock-6.1-ours pair-6.1-stock-7.3-ours pair-7.3-ours-6.1-stock pair-6.1-ours-7.3-stock
+	faults-7.3 faults-6.1 faults-6.12+deb13 all-kernels bench-delay)
 deep=("${extra_guests[@]}" "${full[@]}" "${extra[@]}")
-# How many guests run in the background at once. Full starts all of its
-# four; deep keeps to three beside its faults guest in the foreground, so
+# How many QEMUs run in the background at once (a pair is two). Check
+# keeps to three on its 2 cores beside the builds (with four guests and
+# six builds at once, CI's 2-core machine took over 2400 s per guest);
+# deep keeps to three beside its faults guest in the foreground, so
 # that each QEMU has half a core: with seven at once the debug kernel's
 # fio ran slower than its limits allow
+slots_check=3
 slots_full=4
 slots_deep=3
 
@@ -77,9 +92,18 @@ command_of() {
 	# each costs minutes under TCG, and they exercise our code, not the
 	# kernel's (split so that no guest runs long after the others); the
 	# per-driver policy and the non-refusal retry on every kernel
-	guest-6.1) echo "env GUEST_MEASURE=1 GUEST_PHASES=install,integrity,datapath,server,negotiation,drivers,retry,client,sizes,revert $here/test-guest.sh 6.1" ;;
+	# check's 6.1 and 7.3 guests: the install, NFSv3 and NFSv4.1 counted
+	# against the driver, the size negotiation (6.1), the retries and the
+	# accept error path, and back to stock; full's -more guests the rest
+	guest-6.1) echo "env GUEST_PHASES=install,integrity,negotiation,retry,revert $here/test-guest.sh 6.1" ;;
+	guest-7.3) echo "env GUEST_PHASES=install,integrity,retry,revert $here/test-guest.sh 7.3" ;;
+	guest-6.1-more) echo "env GUEST_TAG=more GUEST_MEASURE=1 GUEST_PHASES=install,datapath,server,drivers,client,sizes,revert $here/test-guest.sh 6.1" ;;
+	guest-*-more) t=${1#guest-} && echo "env GUEST_TAG=more GUEST_PHASES=install,datapath,server,drivers,client,revert $here/test-guest.sh ${t%-more}" ;;
 	guest-6.12+deb13) echo "env GUEST_PHASES=install,integrity,datapath,server,drivers,retry,client,bench,revert $here/test-guest.sh 6.12+deb13" ;;
 	guest-*) echo "env GUEST_PHASES=install,integrity,datapath,server,drivers,retry,client,revert $here/test-guest.sh ${1#guest-}" ;;
+	# Two machines: check's pair on NFSv4.2, the others on NFSv4.2 and NFSv3
+	pair-6.1-stock-6.1-ours) echo "env PAIR_VERS=4.2 $here/test-pair.sh 6.1:stock 6.1:ours" ;;
+	pair-*) pair_args "${1#pair-}" ;;
 	# Faults with ours, then the same with the stock module after revert
 	faults-*) echo "env GUEST_TAG=faults GUEST_PHASES=install,faults,revert,faults $here/test-guest.sh ${1#faults-}" ;;
 	# The debug kernel (built on first use, tests/vm/build-debug-kernel.sh):
@@ -103,9 +127,18 @@ command_of() {
 	esac
 }
 
+# pair_args S_SERIES-S_MODULE-C_SERIES-C_MODULE: test-pair.sh's command
+pair_args() {
+	local ss sm cs cm
+	IFS=- read -r ss sm cs cm <<<"$1"
+	[[ $sm =~ ^(ours|stock)$ && $cm =~ ^(ours|stock)$ ]] || return 1
+	echo "env PAIR_VERS=4.2,3 $here/test-pair.sh $ss:$sm $cs:$cm"
+}
+
 slots=$slots_full
 case ${1:-quick} in
 quick) tests=("${quick[@]}") ;;
+check) tests=("${check[@]}") slots=$slots_check ;;
 full) tests=("${full[@]}") ;;
 deep) tests=("${deep[@]}") slots=$slots_deep ;;
 deep-extra) tests=("${extra_guests[@]}" "${extra[@]}") slots=$slots_deep ;;
@@ -147,8 +180,17 @@ report() { # NAME STATUS SECONDS
 # the other. Each guest leaves "RC SECONDS" in build/test-logs/NAME.status.
 run_guests() {
 	local t cmd rc t0
+	local need
+	declare -A qemus=()
 	for t in "${guests[@]}"; do
-		while [ "$(jobs -rp | wc -l)" -ge "$slots" ]; do
+		need=1
+		case $t in pair-*) need=2 ;; esac
+		while :; do
+			local busy=0 p
+			for p in $(jobs -rp); do
+				busy=$((busy + ${qemus[$p]:-1}))
+			done
+			[ $((busy + need)) -le "$slots" ] || [ "$busy" -eq 0 ] && break
 			wait -n || true
 		done
 		(
@@ -158,6 +200,7 @@ run_guests() {
 			"${cmd[@]}" >"$logs/$t.log" 2>&1 || rc=$?
 			echo "$rc $((SECONDS - t0))" >"$logs/$t.status"
 		) &
+		qemus[$!]=$need
 	done
 	wait
 }
@@ -166,7 +209,7 @@ guests=()
 others=()
 for t in "${tests[@]}"; do
 	case $t in
-	guest-* | debug-*) guests+=("$t") ;;
+	guest-* | debug-* | pair-*) guests+=("$t") ;;
 	*) others+=("$t") ;;
 	esac
 done

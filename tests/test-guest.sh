@@ -15,9 +15,10 @@
 # Under TCG a DKMS build inside the guest takes 10 minutes and more, so by
 # default DKMS builds the module in a chroot of the same guest image (the
 # same userland, headers and linux-source package) and exports it with
-# `dkms mktarball --binaries-only`; the guest then installs it with
-# `dkms ldtarball` and `dkms install`, as for a prebuilt DKMS package.
-# RPCRDMA_INLINE_GUEST_BUILD=guest makes the guest build it itself.
+# `dkms mktarball --binaries-only` (guest_artifacts, tests/lib.sh); the
+# guest then installs it with `dkms ldtarball` and `dkms install`, as for
+# a prebuilt DKMS package. RPCRDMA_INLINE_GUEST_BUILD=guest makes the
+# guest build it itself.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -33,36 +34,7 @@ export_tree "$work/src"
 rm -rf "$out"
 mkdir -p "$out"
 
-# The test-only modules (tests/modules) for this kernel, built in its userland
-"$REPO/tests/vm/chroot-run.sh" --image "$img" --bind "$work/src:/src" -- \
-	/src/tests/modules/build.sh "$kver" "/src/build/guest-modules/$kver" \
-	>"$out/modules.log" 2>&1 || {
-	cat "$out/modules.log"
-	echo "building the test modules failed"
-	exit 1
-}
-
-if [ "${RPCRDMA_INLINE_GUEST_BUILD:-chroot}" = chroot ]; then
-	version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$REPO/dkms.conf")
-	t0=$SECONDS
-	# shellcheck disable=SC2016 # expanded in the chroot
-	"$REPO/tests/vm/chroot-run.sh" --image "$img" --bind "$work/src:/src" \
-		--env "V=$version" --env "K=$kver" -- bash -c '
-		set -e
-		cp -a /src "/usr/src/rpcrdma-inline-$V"
-		rm -rf "/usr/src/rpcrdma-inline-$V/build"
-		dkms add "rpcrdma-inline/$V"
-		dkms build "rpcrdma-inline/$V" -k "$K"
-		dkms mktarball "rpcrdma-inline/$V" -k "$K" --binaries-only
-		mkdir -p /src/build/dkms
-		cp /var/lib/dkms/rpcrdma-inline/"$V"/tarball/*.tar.gz /src/build/dkms/' \
-		>"$out/dkms-build.log" 2>&1 || {
-		cat "$out/dkms-build.log"
-		echo "the DKMS build in the chroot failed"
-		exit 1
-	}
-	echo "# DKMS build in a chroot of the guest image took $((SECONDS - t0)) s"
-fi
+guest_artifacts "$img" "$kver" "$work/src" "$out" || exit 1
 
 envs=()
 for v in GUEST_PHASES GUEST_MEASURE FAULTS_CYCLES FAULTS_RELOADS FAULTS_FIO_LIMIT FAULTS_FIO_MIB FAILSLAB_ROUNDS FAILSLAB_DATA_ROUNDS \

@@ -284,3 +284,23 @@ rpc_xprt_read_all() {
 kernel_problems() {
 	dmesg | grep -cE 'WARNING:|BUG:|kernel BUG|Oops|general protection fault|Call Trace' || true
 }
+
+# install_ours: rpcrdma-inline installed with DKMS as phase-install does
+# (from the binaries-only tarball the host built, when there is one) and
+# loaded
+install_ours() {
+	local tarball
+	cp -a /src "/usr/src/rpcrdma-inline-$PKG_VERSION"
+	rm -rf "/usr/src/rpcrdma-inline-$PKG_VERSION/build"
+	tarball=$(ls /src/build/dkms/rpcrdma-inline-"$PKG_VERSION"-kernel"$(uname -r)"-*.dkms.tar.gz 2>/dev/null || true)
+	if [ -n "$tarball" ]; then
+		dkms ldtarball "$tarball" >/tmp/dkms.log 2>&1
+	else
+		dkms add "rpcrdma-inline/$PKG_VERSION" >/tmp/dkms.log 2>&1
+	fi
+	dkms install "rpcrdma-inline/$PKG_VERSION" -k "$(uname -r)" >>/tmp/dkms.log 2>&1 || {
+		cat /tmp/dkms.log
+		return 1
+	}
+	modprobe rpcrdma
+}

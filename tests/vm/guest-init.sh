@@ -42,6 +42,12 @@ mnt tracefs /sys/kernel/tracing
 [[ -d /sys/kernel/config ]] || modprobe -q configfs 2>/dev/null || true
 [[ -d /sys/kernel/config ]] && mnt configfs /sys/kernel/config
 mkdir -p /run/lock /var/tmp
+# The share of a set of guests (run-guest.sh --sync), where they meet
+for t in /sys/bus/virtio/drivers/9pnet_virtio/virtio*/mount_tag; do
+	[[ -f $t && $(tr -d '\0' <"$t") == sync ]] || continue
+	mkdir -p /sync
+	mount -t 9p -o trans=virtio,version=9p2000.L,cache=none sync /sync || say "cannot mount the sync share"
+done
 # What udev would make: bash's <(...) and dkms need /dev/fd.
 [[ -e /dev/fd ]] || ln -s /proc/self/fd /dev/fd
 [[ -e /dev/stdin ]] || ln -s /proc/self/fd/0 /dev/stdin

@@ -4,7 +4,10 @@
 #   tests/vm/run-guest.sh --image DIR --kernel KVER --share HOSTDIR --out OUTDIR
 #                         --script PATH_IN_GUEST [--mem 3G] [--timeout SECONDS]
 #                         [--env NAME=VALUE ...] [--append KERNEL-ARGS]
-#                         [--allow REGEX ...] [--quiet]
+#                         [--allow REGEX ...] [--quiet] [--smp N]
+#                         [--nic udp:PORT:PEERPORT|listen:PORT|connect:PORT ...]
+#                         [--sync HOSTDIR]
+#                         [--name NAME]
 #
 #   --image DIR      an image directory printed by tests/vm/build-image.sh
 #   --kernel KVER    a kernel of that image (uname -r, or its series: 6.1, 6.12,
@@ -17,9 +20,24 @@
 #   --append ARGS    extra kernel command line
 #   --allow REGEX    kernel lines matching REGEX are not counted as failures
 #   --quiet          do not copy the console to stderr while the guest runs
+#   --smp N          vCPUs (default 2; 1 with RPCRDMA_INLINE_ICOUNT)
+#   --nic udp:PORT:PEERPORT | listen:PORT | connect:PORT
+#                    a virtio-net NIC (eth0, eth1, ... in order) whose only
+#                    wire is a QEMU socket on 127.0.0.1 to the QEMU of
+#                    another guest (-netdev socket): UDP from PORT to
+#                    PEERPORT, or TCP, where one listens on PORT and the
+#                    other connects (QEMU sends each frame on the TCP stream
+#                    without TCP_NODELAY, and Nagle against delayed ACKs
+#                    costs a small request up to 40 ms: UDP has no such
+#                    wait); repeatable. MAC 52:54:00:LL:PP:PP, PP:PP the
+#                    local port (for connect, the port plus 1), LL 01 for
+#                    TCP, 02 for UDP
+#   --sync HOSTDIR   mounted read-write at /sync (guests of one set meet there)
+#   --name NAME      QEMU's -name (default rpcrdma-guest-KVER)
 #
-# The guest has no network device (-nic none) and its disk is a snapshot of
-# root.ext4, so every run starts from the pristine image.
+# With no --nic the guest has no network device (-nic none). No guest gets
+# a host bridge, tap or route: no packet can leave the guests. The disk is
+# a snapshot of root.ext4, so every run starts from the pristine image.
 # Accelerator: KVM unless the host's KVM is PVM (/sys/module/kvm_pvm) or
 # /dev/kvm is unusable, then TCG; RPCRDMA_INLINE_ACCEL=kvm|tcg forces one.
 # TCG is single-threaded with QEMU < 8.1 (RPCRDMA_INLINE_TCG_THREAD=multi|single).
@@ -48,7 +66,7 @@ usage() {
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 image='' kernel='' out='' script='' append='' mem=3G timeout=1800 quiet=0
 share=$(cd "$here/../.." && pwd)
-envs=() allows=()
+envs=() allows=() nics=() sync='' smp='' name=''
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--image) image=${2:?}; shift 2 ;;
@@ -62,6 +80,10 @@ while [[ $# -gt 0 ]]; do
 	--append) append=${2:?}; shift 2 ;;
 	--allow) allows+=("${2:?}"); shift 2 ;;
 	--quiet) quiet=1; shift ;;
+	--smp) smp=${2:?}; shift 2 ;;
+	--nic) nics+=("${2:?}"); shift 2 ;;
+	--sync) sync=${2:?}; shift 2 ;;
+	--name) name=${2:?}; shift 2 ;;
 	-h | --help) usage ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
@@ -70,8 +92,33 @@ done
 [[ -f $image/info && -f $image/root.ext4 ]] || die "$image is not a built image (run tests/vm/build-image.sh)"
 [[ -d $share ]] || die "--share $share is not a directory"
 [[ $timeout =~ ^[0-9]+$ ]] || die "--timeout takes seconds"
+[[ -z $smp || $smp =~ ^[1-8]$ ]] || die "--smp takes 1 to 8"
+[[ -z $sync || -d $sync ]] || die "--sync $sync is not a directory"
 image=$(cd "$image" && pwd)
 share=$(cd "$share" && pwd)
+[[ -z $sync ]] || sync=$(cd "$sync" && pwd)
+netargs=()
+if [[ ${#nics[@]} -eq 0 ]]; then
+	netargs=(-nic none)
+fi
+for i in "${!nics[@]}"; do
+	n=${nics[$i]}
+	if [[ $n =~ ^udp:([0-9]+):([0-9]+)$ ]]; then
+		port=${BASH_REMATCH[1]} peer=${BASH_REMATCH[2]}
+		netdev="socket,id=net$i,udp=127.0.0.1:$peer,localaddr=127.0.0.1:$port" kind=2
+	elif [[ $n =~ ^(listen|connect):([0-9]+)$ ]]; then
+		port=${BASH_REMATCH[2]} peer=$port
+		netdev="socket,id=net$i,${BASH_REMATCH[1]}=127.0.0.1:$port" kind=1
+		[[ ${BASH_REMATCH[1]} == listen ]] || port=$((port + 1))
+	else
+		die "--nic takes udp:PORT:PEERPORT, listen:PORT or connect:PORT, not '$n'"
+	fi
+	for p in "$port" "$peer"; do
+		((p > 1023 && p < 65536)) || die "--nic: port $p is not between 1024 and 65535"
+	done
+	mac=$(printf '52:54:00:%02x:%02x:%02x' "$kind" $(((port >> 8) & 255)) $((port & 255)))
+	netargs+=(-netdev "$netdev" -device "virtio-net-pci,netdev=net$i,mac=$mac")
+done
 
 # Kernel: exact KVER, or a series from the third column of DIR/kernels.
 if [[ -z $kernel ]]; then
@@ -136,7 +183,7 @@ tcg_thread=${RPCRDMA_INLINE_TCG_THREAD:-}
 # Instruction counting runs every vCPU on one thread, and with QEMU 7.2 a
 # 2-CPU guest stops for good at "Booting SMP configuration" (the guest
 # clock waits for a vCPU that never runs): one CPU then
-smp=2
+smp=${smp:-2}
 [[ -z $icount ]] || tcg_thread=single smp=1
 if [[ -z $tcg_thread ]]; then
 	qemu_version=$(qemu-system-x86_64 --version | awk 'NR == 1 { print $4 }')
@@ -158,6 +205,9 @@ cleanup() {
 	return 0
 }
 trap cleanup EXIT
+# Stopped by tests/vm/run-set.sh (another guest of the set died) or by
+# Ctrl-C: QEMU goes too
+trap 'log "stopped by a signal"; exit 143' TERM INT
 
 now() { printf '%s' "$EPOCHREALTIME"; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
@@ -166,9 +216,9 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 # out, 125 = no sign of the initramfs within PROBE_SECONDS (KVM probe).
 boot() {
 	local acc=$1 probe=$2 args extra=
-	args=(-name "rpcrdma-guest-$kernel" -machine pc -smp "$smp" -m "$mem"
+	args=(-name "${name:-rpcrdma-guest-$kernel}" -machine pc -smp "$smp" -m "$mem"
 		-nodefaults -no-user-config -display none -monitor none -no-reboot
-		-nic none
+		"${netargs[@]}"
 		-serial "file:$out/console.log"
 		-kernel "$kimage" -initrd "$initrd"
 		-drive "file=$(qemu_escape "$image/root.ext4"),if=virtio,format=raw,snapshot=on,cache=unsafe"
@@ -177,6 +227,10 @@ boot() {
 		-fsdev "local,id=out,path=$(qemu_escape "$out"),security_model=none"
 		-device "virtio-9p-pci,fsdev=out,mount_tag=out"
 		-device virtio-rng-pci)
+	if [[ -n $sync ]]; then
+		args+=(-fsdev "local,id=sync,path=$(qemu_escape "$sync"),security_model=none"
+			-device "virtio-9p-pci,fsdev=sync,mount_tag=sync")
+	fi
 	if [[ $acc == kvm ]]; then
 		args+=(-accel kvm -cpu host)
 	else

@@ -193,3 +193,58 @@ check_served() {
 	nfs_umount /mnt
 	nfs_server_stop
 }
+
+# ---------------------------------------------------------------- a set of guests
+# wire_up: in a guest of tests/vm/run-set.sh, virtio-net up, each NIC
+# (eth0, eth1, ...) with its address of RG_ADDRS (/28) and an rxe device
+# on it (rxe0, rxe1, ...); NFS_SERVER is the hub's address (RG_PEER) on
+# the others
+wire_up() {
+	local i=0 a dev
+	modprobe virtio_net
+	modprobe rdma_rxe
+	for a in ${RG_ADDRS:?wire_up runs in a guest of run-set.sh}; do
+		dev=eth$i
+		for _ in $(seq 50); do
+			ip link show "$dev" >/dev/null 2>&1 && break
+			sleep 0.1
+		done
+		ip link set "$dev" up
+		ip addr add "$a/28" dev "$dev"
+		rdma link add "rxe$i" type rxe netdev "$dev"
+		for _ in $(seq 100); do
+			rdma link show "rxe$i/1" 2>/dev/null | grep -q 'state ACTIVE' && break
+			sleep 0.1
+		done
+		rdma link show "rxe$i/1" | grep -q 'state ACTIVE' || {
+			lib_log "rxe$i on $dev did not become ACTIVE"
+			return 1
+		}
+		lib_log "wire up: $dev $a, $(rdma link show "rxe$i/1")"
+		i=$((i + 1))
+	done
+	[[ -z ${RG_PEER:-} ]] || NFS_SERVER=$RG_PEER
+	echo "$RG_ROLE" >/proc/sys/kernel/hostname
+}
+
+# sync_say NAME: tell the other guests of the set NAME happened
+sync_say() {
+	echo "$RG_ROLE $(date +%s)" >"/sync/$1.tmp"
+	mv "/sync/$1.tmp" "/sync/$1"
+}
+
+# sync_wait NAME [SECONDS]: wait until another guest said NAME
+sync_wait() {
+	local end=$((SECONDS + ${2:-1200}))
+	while [[ ! -e /sync/$1 ]]; do
+		if ((SECONDS > end)); then
+			lib_log "waited ${2:-1200} s for /sync/$1"
+			return 1
+		fi
+		if [[ -e /sync/failed ]]; then
+			lib_log "$(cat /sync/failed) failed while this guest waited for $1"
+			return 1
+		fi
+		sleep 0.5
+	done
+}

@@ -1,0 +1,236 @@
+#!/bin/bash
+# The two-machine test, run in each guest of a set (tests/test-pair.sh,
+# tests/vm/run-set.sh): the hub is the NFS server, the other guest the
+# client, each with its own rxe device on its own virtio-net NIC. Each side
+# runs ours or the stock rpcrdma (PAIR_SERVER, PAIR_CLIENT). The client
+# mounts the server per NFS version (PAIR_VERS) and runs fio with
+# verify=crc32c (4 KiB QD1 random writes, then random reads of what they
+# wrote, then a 1 MiB sequential pass) and a tree of small files, whose
+# checksums the server compares in its export. On each side the Sends are
+# counted as the driver sees them (tests/modules/inline_limit.ko on the
+# rxe device) and by a kprobe on rxe_post_send: the stock side posts none
+# inline; our side's counters agree with its driver.
+#
+# env: PAIR_SERVER, PAIR_CLIENT   ours or stock
+#      PAIR_VERS                  NFS versions, e.g. "4.2,3"
+#      PAIR_FIO_MIB               the 4 KiB file's size (default 8)
+#      PAIR_FILES                 small files per version (default 100)
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=../vm/guest/lib.sh
+. /src/tests/vm/guest/lib.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. /src/tests/guest/common.sh
+
+role=$RG_ROLE
+if [ "$RG_INDEX" = 0 ]; then side=server; else side=client; fi
+mine=$(if [ $side = server ]; then echo "${PAIR_SERVER:-stock}"; else echo "${PAIR_CLIENT:-ours}"; fi)
+vers_list=$(tr , " " <<<"${PAIR_VERS:-4.2}")
+fio_mib=${PAIR_FIO_MIB:-8}
+nfiles=${PAIR_FILES:-100}
+log "$role: the NFS $side, $mine rpcrdma, kernel $(uname -r)"
+
+# Whatever fails from here on tells the other guest, which stops waiting
+trap '[ -e /sync/failed ] || echo "$role" >/sync/failed' ERR
+
+wire_up
+check "$role: rxe0 on eth0 is ACTIVE" bash -c "rdma link show rxe0/1 | grep -q 'state ACTIVE'"
+
+if [ "$mine" = ours ]; then
+	install_ours
+	check "$role: the loaded rpcrdma is rpcrdma-inline" ours_loaded
+else
+	modprobe rpcrdma
+	check "$role: the loaded rpcrdma is the stock one" \
+		bash -c "! [ -f /sys/module/rpcrdma/parameters/inline_size ]"
+fi
+
+# The driver's view: every Send the rxe device is given, chains walked
+# (inline_limit.ko), and a kprobe on rxe_post_send reading the first WR's
+# opcode and send_flags (struct ib_send_wr: 28 and 32 bytes in)
+insmod "$GUEST_MODULES/inline_limit.ko" netdev=eth0
+KP=/sys/kernel/tracing/events/kprobes/pair_post
+echo 'p:kprobes/pair_post rdma_rxe:rxe_post_send opcode=+28(%si):u32 flags=+32(%si):u32' \
+	>>/sys/kernel/tracing/kprobe_events
+echo 'hist:keys=opcode,flags' >>"$KP/trigger"
+echo 1 >"$KP/enable"
+
+# kprobe_sends: "INLINE ALL", the posts whose first WR has IB_SEND_INLINE
+# (8) and all posts, from the histogram
+kprobe_sends() {
+	awk '/^\{/ { gsub(/[{},:]/, " ")
+		for (f = 1; f <= NF; f++) {
+			if ($f == "flags") fl = $(f + 1)
+			if ($f == "hitcount") n = $(f + 1)
+		}
+		all += n; if (int(fl / 8) % 2) inl += n }
+		END { print inl + 0, all + 0 }' "$KP/hist"
+}
+
+# sends_now DI0 DB0: "OURS_INLINE OURS_BYREF DRIVER_INLINE DRIVER_BYREF",
+# the driver's since it counted DI0 and DB0 (when this side had no
+# connection), read again until ours and the driver's agree (NFS posts
+# now and then by itself); ours is "- -" with the stock module or with
+# no connection listed
+sends_now() {
+	local r _ conns=$CONNS
+	[ -r "$conns" ] || conns=/dev/null
+	for _ in $(seq 30); do
+		r=$(awk -v s="$side" -v din=/sys/module/inline_limit/parameters/sends_inline \
+			-v dbr=/sys/module/inline_limit/parameters/sends_byref -v i0="$1" -v b0="$2" '
+			FILENAME == din { d1 = $1 } FILENAME == dbr { d2 = $1 }
+			FILENAME != din && FILENAME != dbr && $1 == s && !seen++ {
+				for (f = 2; f <= NF; f++) {
+					split($f, kv, "="); v[kv[1]] = kv[2]
+				}
+			}
+			END {
+				i = ("inline" in v) ? v["inline"] : "-"; b = ("byref" in v) ? v["byref"] : "-"
+				print i, b, d1 - i0, d2 - b0
+			}' "$conns" /sys/module/inline_limit/parameters/sends_inline \
+			/sys/module/inline_limit/parameters/sends_byref 2>/dev/null)
+		# shellcheck disable=SC2086 # four fields
+		set -- $r
+		{ [ "$1" = - ] || [ "$1 $2" = "$3 $4" ]; } && break
+		sleep 0.5
+	done
+	echo "$r"
+}
+
+driver_now() { # "INLINE BYREF", the driver's counts
+	echo "$(cat /sys/module/inline_limit/parameters/sends_inline) $(cat /sys/module/inline_limit/parameters/sends_byref)"
+}
+
+# fio_pass NAME ARGS...: a fio job with crc32c verification of every
+# block; its verify errors (0 when it passed) on stdout
+fio_pass() {
+	local name=$1 rc=0
+	shift
+	fio --name="$name" --ioengine=psync --direct=1 --iodepth=1 --verify=crc32c \
+		--verify_fatal=1 --randrepeat=1 --randseed=4242 "$@" \
+		>"/tmp/fio-$name.out" 2>&1 || rc=$?
+	if [ "$rc" -ne 0 ] || grep -qiE 'verify: bad|verify failed|crc32c: wanted' "/tmp/fio-$name.out"; then
+		log "$role: fio $name failed (exit $rc):"
+		sed 's/^/#   /' "/tmp/fio-$name.out" | head -n 40
+		return 1
+	fi
+	log "$role: fio $name: $(grep -E '^ *(write|read): IOPS' "/tmp/fio-$name.out" | tr -s ' ' | tr '\n' ';')"
+}
+
+if [ $side = server ]; then
+	mkdir -p /export
+	mount -t tmpfs -o size=1g tmpfs /export
+	nfs_server_start /export
+	sync_say server-ready
+	log "$role: serving /export; waiting for the client"
+	for vers in $vers_list; do
+		# Counted from when the last connection has gone
+		if [ "$mine" = ours ]; then conns_gone || true; fi
+		read -r d_i0 d_b0 <<<"$(driver_now)"
+		sync_say "server-base-$vers"
+		sync_wait "io-done-$vers" 2400
+		read -r oi ob di db <<<"$(sends_now "$d_i0" "$d_b0")"
+		log "$role: vers=$vers: Sends: ours $oi inline, $ob by reference; driver $di inline, $db by reference"
+		if [ "$mine" = ours ]; then
+			log "$role: vers=$vers: $(conn_line server | cut -d' ' -f2-)"
+			check "$role: vers=$vers: our counters agree with the driver's" test "$oi $ob" = "$di $db"
+			check "$role: vers=$vers: granted 256 bytes" test "$(conn_field server max)" = 256
+			# Every fio WRITE's Reply is small and alone in its post
+			check "$role: vers=$vers: the WRITE Replies went inline ($di)" test "$di" -ge $((fio_mib * 256))
+		fi
+		sync_say "server-counted-$vers"
+	done
+	sync_wait client-done 1200
+	# The tree the client wrote, per version, compared in the export
+	for vers in $vers_list; do
+		check "$role: vers=$vers: the client's $nfiles small files are in the export, byte for byte" \
+			bash -c "cd /export/tree-$vers && sha256sum --quiet -c /sync/manifest-$vers"
+	done
+	check "$role: fio's files are in the export" \
+		bash -c "ls /export/fio-4k-* /export/fio-1m-* >/dev/null"
+	sync_say server-checked
+	sync_wait client-unmounted 600
+else
+	sync_wait server-ready 1200
+	NFS_EXPORT=/export
+	for vers in $vers_list; do
+		t=$SECONDS
+		sync_wait "server-base-$vers" 600
+		read -r d_i0 d_b0 <<<"$(driver_now)"
+		nfs_mount "$vers" /mnt hard
+		check "$role: vers=$vers: mounted over rdma from $NFS_SERVER" check_proto_rdma /mnt
+		ri0=$(cat /sys/module/inline_limit/parameters/sends_reg_inline)
+		check "$role: vers=$vers: fio 4 KiB QD1 random writes of $fio_mib MiB, verified" \
+			fio_pass "w4k-$vers" --filename="/mnt/fio-4k-$vers" --size="${fio_mib}M" --bs=4k --rw=randwrite
+		check "$role: vers=$vers: fio 4 KiB QD1 random reads of them, verified" \
+			fio_pass "w4k-$vers" --filename="/mnt/fio-4k-$vers" --size="${fio_mib}M" --bs=4k --rw=randread
+		check "$role: vers=$vers: fio 1 MiB sequential write and read, verified" \
+			fio_pass "s1m-$vers" --filename="/mnt/fio-1m-$vers" --size=$((fio_mib * 2))M --bs=1M --rw=write
+		# The small files: made here, copied in, read back through the
+		# mount after dropping the cache, and listed for the server
+		mkdir -p "/tmp/tree-$vers" "/mnt/tree-$vers"
+		perl -e 'open(my $r, "<", "/dev/urandom") or die;
+			for my $i (1 .. $ARGV[1]) {
+				read($r, my $buf, 1 + int(rand(8192)));
+				open(my $f, ">", "$ARGV[0]/f$i") or die; print $f $buf; close($f);
+			}' "/tmp/tree-$vers" "$nfiles"
+		(cd "/tmp/tree-$vers" && sha256sum f* >"/sync/manifest-$vers")
+		cp /tmp/tree-"$vers"/f* "/mnt/tree-$vers/"
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+		check "$role: vers=$vers: $nfiles small files read back equal through the mount" \
+			bash -c "cd /mnt/tree-$vers && sha256sum --quiet -c /sync/manifest-$vers"
+		read -r oi ob di db <<<"$(sends_now "$d_i0" "$d_b0")"
+		ri=$(cat /sys/module/inline_limit/parameters/sends_reg_inline)
+		log "$role: vers=$vers: Sends: ours $oi inline, $ob by reference; driver $di inline, $db by reference (+$((ri - ri0)) inline behind a REG_MR) in $((SECONDS - t)) s"
+		if [ "$mine" = ours ]; then
+			check "$role: vers=$vers: our counters agree with the driver's" test "$oi $ob" = "$di $db"
+			# fio's 4 KiB writes are WRITE Calls with a Read chunk, each
+			# behind its REG_MR: all of them inline
+			check "$role: vers=$vers: the 4 KiB WRITE Calls behind a REG_MR went inline (+$((ri - ri0)))" \
+				test $((ri - ri0)) -ge $((fio_mib * 256))
+			log "$role: vers=$vers: $(conn_line client | cut -d' ' -f2-)"
+			check "$role: vers=$vers: granted 256 bytes" test "$(conn_field client max)" = 256
+		fi
+		sync_say "io-done-$vers"
+		sync_wait "server-counted-$vers" 600
+		nfs_umount /mnt
+		log "$role: vers=$vers took $((SECONDS - t)) s"
+	done
+	sync_say client-done
+	sync_wait server-checked 600
+	sync_say client-unmounted
+fi
+
+# Both sides: what the driver saw in all, and the kprobe's count
+read -r di db <<<"$(driver_now)"
+read -r ki ka <<<"$(kprobe_sends)"
+log "$role: in all: driver $di inline, $db by reference; kprobe rxe_post_send: $ki of $ka posts inline"
+check "$role: the driver was given Sends ($db by reference)" test "$db" -gt 0
+if [ "$mine" = stock ]; then
+	check "$role: stock: the driver saw no inline Send" test "$di" = 0
+	check "$role: stock: the kprobe on rxe_post_send saw no inline Send" test "$ki" = 0
+else
+	check "$role: ours: the driver saw inline Sends ($di)" test "$di" -gt 0
+	if [ $side = server ]; then
+		# A Reply alone in its post is its chain's first WR: the kprobe sees them all
+		check "$role: ours: the kprobe saw the driver's inline Sends ($ki of $di)" test "$ki" = "$di"
+	else
+		check "$role: ours: the kprobe saw inline posts" test "$ki" -gt 0
+	fi
+fi
+echo 0 >"$KP/enable"
+echo '!hist:keys=opcode,flags' >>"$KP/trigger"
+echo '-:kprobes/pair_post' >>/sys/kernel/tracing/kprobe_events
+
+if [ $side = server ]; then
+	nfs_server_stop
+	check "$role: no connection of ours left listed" bash -c "! [ -s $CONNS ]"
+fi
+check "$role: inline_limit unloads" rmmod inline_limit
+check "$role: rpcrdma unloads" unload_rpcrdma
+check "$role: no kernel warnings" test "$(kernel_problems)" = 0
+trap - ERR
+tap_done || {
+	[ -e /sync/failed ] || echo "$role" >/sync/failed
+	exit 1
+}
