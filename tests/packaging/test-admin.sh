@@ -361,4 +361,15 @@ for k in module told-by version srcversion refcnt kernel installed-ours installe
 	expect_grep "the man page documents the key $k" "^\\.B(R|I)? ${k//-/\\\\-}( |$)" "$(sect OUTPUT)"
 done
 expect_grep "the man page's FILES names the conffile" 'rpcrdma\\-inline\.conf' "$(sect FILES)"
+expect_grep "the man page's NAME mentions bench" 'bench' "$(sect NAME)"
+expect_grep "the man page's DESCRIPTION mentions bench" 'bench' "$(sect DESCRIPTION)"
+for p in inline_size server_inline client_inline inline_drivers; do
+	expect_grep "the man page documents the parameter $p" "^\\.B $p\$" "$(sect "MODULE PARAMETERS")"
+done
+expect_grep "the man page documents inline_drivers' alone" '^\.B alone$' "$(sect "MODULE PARAMETERS")"
+for f in connections devices memos sends; do
+	expect_grep "the man page's FILES names debugfs $f" "^\\.I /sys/kernel/debug/rpcrdma_inline/$f\$" "$(sect FILES)"
+done
+bench_codes=$(sect "EXIT STATUS" | grep -E '^\.B 1[0-9]{2}$' | sed 's/^\.B //' | paste -sd ' ')
+expect_eq "the man page documents the bench's exit codes 130 143" "130 143" "$bench_codes"
 tap_end
