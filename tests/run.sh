@@ -53,7 +53,13 @@ full=("${check[@]}" build-6.12+deb13 build-6.12 build-7.2 packaging-upgrade
 # arms and reads kmemleak; one guest with all of them took 7527 s, the
 # critical path of the tier), the stock module's faults on it last
 extra_guests=(debug-6.12 debug-data-6.12 guest-6.12.113 guest-6.12 debug-stock-6.12)
+# The wire's faults, ours on both sides, then stock on both for comparison
+wire_faults=()
+for f in loss1 loss5 delay10 dup1 linkdown20; do
+	wire_faults+=("pair-6.1-ours-6.1-ours-$f" "pair-6.1-stock-6.1-stock-$f")
+done
 extra=(pair-7.3-stock-6.1-ours pair-6.1-stock-7.3-ours pair-7.3-ours-6.1-stock pair-6.1-ours-7.3-stock
+	"${wire_faults[@]}"
 	faults-7.3 faults-6.1 faults-6.12+deb13 all-kernels bench-delay)
 deep=("${extra_guests[@]}" "${full[@]}" "${extra[@]}")
 # How many QEMUs run in the background at once (a pair is two). Check
@@ -127,12 +133,25 @@ command_of() {
 	esac
 }
 
-# pair_args S_SERIES-S_MODULE-C_SERIES-C_MODULE: test-pair.sh's command
+# pair_args S_SERIES-S_MODULE-C_SERIES-C_MODULE[-FAULT]: test-pair.sh's
+# command; FAULT is the wire's (tests/guest/pair.sh): loss1, loss5
+# (netem loss 1%, 5%), delay10 (10 ms +- 5 ms), dup1 (1% duplicated),
+# linkdown20 (the server's link down 20 s under the 4 KiB writes). A lossy
+# wire runs 2 MiB and 50 files: RoCE recovers a lost packet only when
+# its ack timer fires
 pair_args() {
-	local ss sm cs cm
-	IFS=- read -r ss sm cs cm <<<"$1"
+	local ss sm cs cm fault env="PAIR_VERS=4.2,3"
+	IFS=- read -r ss sm cs cm fault <<<"$1"
 	[[ $sm =~ ^(ours|stock)$ && $cm =~ ^(ours|stock)$ ]] || return 1
-	echo "env PAIR_VERS=4.2,3 $here/test-pair.sh $ss:$sm $cs:$cm"
+	case ${fault:-} in
+	'') ;;
+	loss[0-9]*) env+=" PAIR_NETEM=loss,${fault#loss}% PAIR_FIO_MIB=2 PAIR_FILES=50" ;;
+	delay10) env+=" PAIR_NETEM=delay,10ms,5ms" ;;
+	dup1) env+=" PAIR_NETEM=duplicate,1%" ;;
+	linkdown[0-9]*) env+=" PAIR_LINKDOWN=${fault#linkdown}" ;;
+	*) return 1 ;;
+	esac
+	echo "env $env GUEST_TAG=${fault:-} $here/test-pair.sh $ss:$sm $cs:$cm"
 }
 
 slots=$slots_full

@@ -15,6 +15,15 @@
 #      PAIR_VERS                  NFS versions, e.g. "4.2,3"
 #      PAIR_FIO_MIB               the 4 KiB file's size (default 8)
 #      PAIR_FILES                 small files per version (default 100)
+#      PAIR_NETEM                 the wire's fault, as netem on the server's
+#                                 NIC for the whole run: "loss 1%",
+#                                 "delay 10ms 5ms", "duplicate 1%" (or
+#                                 with commas for spaces)
+#      PAIR_LINKDOWN=SECONDS      the server's link down that long while
+#                                 the client's 4 KiB writes run, then up
+# A wire fault is reported per version: how long fio's slowest I/O took
+# (the seconds I/O stalled), verify errors (any fails), the client's
+# reconnects (mountstats), QP creations, and the rxe counters that moved.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../vm/guest/lib.sh
 . /src/tests/vm/guest/lib.sh
@@ -34,6 +43,18 @@ trap '[ -e /sync/failed ] || echo "$role" >/sync/failed' ERR
 
 wire_up
 check "$role: rxe0 on eth0 is ACTIVE" bash -c "rdma link show rxe0/1 | grep -q 'state ACTIVE'"
+if [ $side = server ] && [ -n "${PAIR_NETEM:-}" ]; then
+	netem=$(tr , " " <<<"$PAIR_NETEM")
+	modprobe sch_netem
+	# shellcheck disable=SC2086 # netem's words
+	check "$role: netem $netem on eth0" tc qdisc add dev eth0 root netem $netem
+fi
+# rxe_counters: the rxe device's counters that are not zero, "name=N ..."
+rxe_counters() {
+	rdma statistic show link rxe0/1 2>/dev/null |
+		awk '{ for (f = 3; f < NF; f += 2) if ($(f + 1) != 0) printf "%s=%s ", $f, $(f + 1) }'
+}
+rxe0_start=$(rxe_counters)
 
 if [ "$mine" = ours ]; then
 	install_ours
@@ -113,7 +134,23 @@ fio_pass() {
 		sed 's/^/#   /' "/tmp/fio-$name.out" | head -n 40
 		return 1
 	fi
-	log "$role: fio $name: $(grep -E '^ *(write|read): IOPS' "/tmp/fio-$name.out" | tr -s ' ' | tr '\n' ';')"
+	log "$role: fio $name: $(grep -E '^ *(write|read): IOPS' "/tmp/fio-$name.out" | tr -s ' ' | tr '\n' ';') slowest I/O $(fio_slowest "/tmp/fio-$name.out") s"
+}
+
+# fio_slowest OUTPUT: fio's longest completion latency, in seconds
+fio_slowest() {
+	awk 'match($0, /^ +clat \((nsec|usec|msec)\): .*max= *[0-9.]+/) {
+		u = $0; sub(/.*clat \(/, "", u); sub(/\).*/, "", u)
+		m = $0; sub(/.*max= */, "", m); sub(/[^0-9.].*/, "", m)
+		d = u == "nsec" ? 1e9 : u == "usec" ? 1e6 : 1e3
+		if (m / d > max) max = m / d
+	} END { printf "%.3f", max }' "$1"
+}
+
+# reconnects: the rdma transport's connect count of /mnt (mountstats)
+connects() {
+	awk '$1 == "device" { inmp = ($5 == "/mnt") } inmp && $1 == "xprt:" && $2 == "rdma" { print $5; exit }' \
+		/proc/self/mountstats
 }
 
 if [ $side = server ]; then
@@ -127,6 +164,15 @@ if [ $side = server ]; then
 		if [ "$mine" = ours ]; then conns_gone || true; fi
 		read -r d_i0 d_b0 <<<"$(driver_now)"
 		sync_say "server-base-$vers"
+		if [ -n "${PAIR_LINKDOWN:-}" ]; then
+			sync_wait "writes-started-$vers" 600
+			sleep 3
+			ip link set eth0 down
+			log "$role: vers=$vers: eth0 down for $PAIR_LINKDOWN s"
+			sleep "$PAIR_LINKDOWN"
+			ip link set eth0 up
+			log "$role: vers=$vers: eth0 up again"
+		fi
 		sync_wait "io-done-$vers" 2400
 		read -r oi ob di db <<<"$(sends_now "$d_i0" "$d_b0")"
 		log "$role: vers=$vers: Sends: ours $oi inline, $ob by reference; driver $di inline, $db by reference"
@@ -150,6 +196,7 @@ if [ $side = server ]; then
 	sync_say server-checked
 	sync_wait client-unmounted 600
 else
+	nfs_client_start
 	sync_wait server-ready 1200
 	NFS_EXPORT=/export
 	for vers in $vers_list; do
@@ -159,6 +206,8 @@ else
 		nfs_mount "$vers" /mnt hard
 		check "$role: vers=$vers: mounted over rdma from $NFS_SERVER" check_proto_rdma /mnt
 		ri0=$(cat /sys/module/inline_limit/parameters/sends_reg_inline)
+		qp0=$(cat /sys/module/inline_limit/parameters/created)
+		sync_say "writes-started-$vers"
 		check "$role: vers=$vers: fio 4 KiB QD1 random writes of $fio_mib MiB, verified" \
 			fio_pass "w4k-$vers" --filename="/mnt/fio-4k-$vers" --size="${fio_mib}M" --bs=4k --rw=randwrite
 		check "$role: vers=$vers: fio 4 KiB QD1 random reads of them, verified" \
@@ -191,6 +240,7 @@ else
 			log "$role: vers=$vers: $(conn_line client | cut -d' ' -f2-)"
 			check "$role: vers=$vers: granted 256 bytes" test "$(conn_field client max)" = 256
 		fi
+		log "$role: vers=$vers: connects $(connects), QP creations during the I/O +$(($(cat /sys/module/inline_limit/parameters/created) - qp0)), rxe0: $(rxe_counters)"
 		sync_say "io-done-$vers"
 		sync_wait "server-counted-$vers" 600
 		nfs_umount /mnt
@@ -205,6 +255,9 @@ fi
 read -r di db <<<"$(driver_now)"
 read -r ki ka <<<"$(kprobe_sends)"
 log "$role: in all: driver $di inline, $db by reference; kprobe rxe_post_send: $ki of $ka posts inline"
+log "$role: rxe0 counters at the start: $rxe0_start"
+log "$role: rxe0 counters at the end: $(rxe_counters)"
+log "$role: QP creations at the driver: $(cat /sys/module/inline_limit/parameters/created)"
 check "$role: the driver was given Sends ($db by reference)" test "$db" -gt 0
 if [ "$mine" = stock ]; then
 	check "$role: stock: the driver saw no inline Send" test "$di" = 0

@@ -8,6 +8,7 @@
 #   nfs_server_start EXPORTDIR  rpcbind, exportfs, mountd, statd, nfsdcld, nfsd
 #                               with an RDMA listener on port $NFS_RDMA_PORT
 #   nfs_server_stop
+#   nfs_client_start            rpcbind and statd, for NFSv3 mounts of a client
 #   nfs_mount VERS MOUNTPOINT [OPTS]   mount $NFS_SERVER:$NFS_EXPORT over RDMA
 #   nfs_umount [MOUNTPOINT]
 #   check_proto_rdma MOUNTPOINT        /proc/self/mountstats says proto=rdma
@@ -129,6 +130,14 @@ nfs_server_stop() {
 }
 
 # ---------------------------------------------------------------- NFS client
+# nfs_client_start: what an NFSv3 mount's locking needs on a client that
+# serves nothing (rpcbind, statd)
+nfs_client_start() {
+	mkdir -p /run/rpcbind /var/lib/nfs/sm /var/lib/nfs/sm.bak
+	pidof rpcbind >/dev/null || rpcbind
+	pidof rpc.statd >/dev/null || rpc.statd --no-notify
+}
+
 nfs_mount() { # VERS MOUNTPOINT [OPTS]
 	local vers=${1:?nfs_mount VERS MOUNTPOINT} mp=${2:?nfs_mount VERS MOUNTPOINT} opts=${3:-}
 	[[ -n $NFS_SERVER && -n $NFS_EXPORT ]] || {
