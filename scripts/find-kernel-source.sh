@@ -6,8 +6,9 @@
 # SUSE's kernel-source), if it is of exactly this kernel's version; else
 # the tarball of an installed linux-source package whose version equals
 # the kernel package's, whatever its name (Debian's linux-source-6.1,
-# Ubuntu's linux-source-6.8.0). Refuse, naming the apt command that
-# installs the right one, when there is none.
+# Ubuntu's linux-source-6.8.0 and linux-hwe-6.8-source-6.8.0). Refuse,
+# naming the apt command that installs the right one (the package names
+# are scripts/kernel-package.sh's), when there is none.
 #
 # usage: find-kernel-source.sh [--check] KVER
 #        --check: say it in a sentence ("rpcrdma-inline: kernel KVER is
@@ -23,6 +24,8 @@ die() {
 	printf 'rpcrdma-inline: %s\n' "$@" >&2
 	exit 1
 }
+# shellcheck source-path=SCRIPTDIR source=kernel-package.sh
+. "$(dirname "$0")/kernel-package.sh"
 
 check=0
 if [ "${1:-}" = --check ]; then
@@ -91,35 +94,24 @@ if ! command -v dpkg-query >/dev/null; then
 		echo "rpcrdma-inline: no dpkg here: kernel $kver is built from the KSRC that make is given"
 		exit 0
 	fi
+	hint="Name it: make KSRC=/path/to/linux-source.tar.xz (or a kernel tree)"
+	! on_rpm_system || hint="$(rpm_source_hint "$kver")"
 	die "cannot find the source of kernel $kver without dpkg." \
-	    "Name it: make KSRC=/path/to/linux-source.tar.xz (or a kernel tree);" \
+	    "$hint;" \
 	    "for DKMS, on the MAKE[0] line of /etc/dkms/rpcrdma-inline.conf."
 fi
 
-pkgver=
-for pkg in "linux-image-$kver" "linux-image-$kver-unsigned" "linux-headers-$kver"; do
-	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
-	# DKMS's hook in a new kernel's postinst runs while linux-image is
-	# half-configured and the headers only unpacked: their files are there
-	case $status in
-	installed | half-configured | unpacked | triggers-awaited | triggers-pending) ;;
-	*) status= ;;
-	esac
-	if [ -n "$status" ]; then
-		pkgver=$(dpkg-query -W -f='${Version}' "$pkg")
-		break
-	fi
-done
+# DKMS's hook in a new kernel's postinst runs while linux-image is
+# half-configured and the headers only unpacked: their files are there
+pkgver=$(kernel_package "$kver" installed half-configured unpacked triggers-awaited triggers-pending |
+	cut -d' ' -f2 || true)
 [ -n "$pkgver" ] ||
 	die "cannot tell which source kernel $kver was built from: neither" \
 	    "linux-image-$kver nor linux-headers-$kver is installed." \
 	    "Install the headers (apt-get install linux-headers-$kver) or name the" \
 	    "source: make KSRC=/path/to/linux-source.tar.xz (or a kernel tree)."
 
-# 6.1.192-3 -> 6.1, 6.12.117-1~deb12u1 -> 6.12, 7.3.4-1~bpo13+1 -> 7.3
-upstream=${pkgver%%-*}
-series=$(printf '%s\n' "$upstream" | cut -d. -f1-2)
-srcpkg="linux-source-$series"
+srcpkg=$(kernel_source_package "$pkgver")
 install_cmd="apt-get install $srcpkg=$pkgver"
 
 tarball=
@@ -131,8 +123,9 @@ for t in "/usr/src/$srcpkg.tar.xz" "/usr/src/$srcpkg.tar.bz2" "/usr/src/$srcpkg.
 done
 srcver=$(dpkg-query -W -f='${Version}' "$srcpkg" 2>/dev/null || true)
 
-# Another name (Ubuntu: linux-source-6.8.0, its tarball in a directory of
-# that name): any installed linux-source-* of exactly the kernel's version
+# Another name, or a tarball elsewhere (Ubuntu: in a directory of its
+# name): any installed linux-source-* or linux-hwe-*-source-* of exactly
+# the kernel's version
 if [ "$srcver" != "$pkgver" ] || [ -z "$tarball" ]; then
 	while read -r pkg ver state; do
 		if [ "$state" != installed ] || [ "$ver" != "$pkgver" ]; then
@@ -142,7 +135,8 @@ if [ "$srcver" != "$pkgver" ] || [ -z "$tarball" ]; then
 		if [ -n "$t" ] && [ -f "$t" ]; then
 			found "$t"
 		fi
-	done < <(dpkg-query -W -f='${Package} ${Version} ${db:Status-Status}\n' 'linux-source-*' 2>/dev/null || true)
+	done < <(dpkg-query -W -f='${Package} ${Version} ${db:Status-Status}\n' 'linux-source-*' 'linux-hwe-*-source-*' \
+		2>/dev/null || true)
 fi
 if [ -z "$tarball" ] || [ -z "$srcver" ]; then
 	die "the source of kernel $kver ($pkgver) is not installed." \

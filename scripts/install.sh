@@ -2,7 +2,12 @@
 # Install rpcrdma-inline with DKMS for the running kernel and load it:
 # apt-get installs what the build needs (dkms, the kernel's headers, the
 # linux-source package of exactly the running kernel's version), DKMS
-# builds and installs the module, and rpcrdma is reloaded if nothing uses it.
+# builds and installs the module, the files the packages ship beside it
+# are installed too (the rpcrdma-inline command and its bench, the man
+# page, /etc/modprobe.d/rpcrdma-inline.conf), each recorded in
+# /var/lib/rpcrdma-inline/installed-files for scripts/uninstall.sh, and
+# rpcrdma is reloaded if nothing uses it. Where the rpcrdma-inline-dkms
+# package is installed, it owns all of that: this script stops.
 #
 # usage: sudo scripts/install.sh      (from the top of the source tree)
 set -euo pipefail
@@ -17,16 +22,22 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 kver=$(uname -r)
 
-# linux-image-KVER, or the same kernel unsigned (linux-image-KVER-unsigned)
-kpkgver=
-for kpkg in "linux-image-$kver" "linux-image-$kver-unsigned"; do
-	kpkgver=$(dpkg-query -W -f='${Version}' "$kpkg" 2>/dev/null) && [ -n "$kpkgver" ] && break
-	kpkgver=
-done
+# shellcheck source-path=SCRIPTDIR source=kernel-package.sh
+. "$top/scripts/kernel-package.sh"
+if ! command -v dpkg-query >/dev/null; then
+	if on_rpm_system; then
+		die "this script installs with apt; on an RPM system build and install the package:" \
+		    "rpmbuild -bb $top/rpcrdma-inline.spec (README.md, Install). For the kernel source," \
+		    "$(rpm_source_hint "$kver")"
+	fi
+	die "this script installs with apt, and there is no dpkg here: build it by hand," \
+	    "make KSRC=/path/to/the/kernel/source (README.md, Install)"
+fi
+kpkgver=$(kernel_package "$kver" installed | cut -d' ' -f2 || true)
 [ -n "$kpkgver" ] ||
-	die "the running kernel $kver is not from a Debian package (linux-image-$kver):" \
+	die "the running kernel $kver is not from a Debian or Ubuntu package (linux-image-$kver):" \
 	    "install with KSRC=/path/to/its/source dkms install rpcrdma-inline/$version"
-series=$(printf '%s\n' "${kpkgver%%-*}" | cut -d. -f1-2)
+srcpkg=$(kernel_source_package "$kpkgver")
 
 installed() {
 	dpkg-query -W -f='${db:Status-Status} ${Version}\n' "$1" 2>/dev/null
@@ -35,18 +46,23 @@ need=()
 for p in dkms make gcc "linux-headers-$kver"; do
 	installed "$p" | grep -q '^installed ' || need+=("$p")
 done
-srcpkg="linux-source-$series"
 [ "$(installed "$srcpkg")" = "installed $kpkgver" ] || need+=("$srcpkg=$kpkgver")
 if [ ${#need[@]} -gt 0 ]; then
 	echo "rpcrdma-inline: installing ${need[*]}" >&2
 	# A fresh machine may have no or stale package lists
 	apt-get update -qq || die "apt-get update failed: check your apt sources."
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need[@]}" ||
-		die "could not install ${need[*]}. linux-source-$series $kpkgver must come" \
-		    "from the same suite as the running kernel (for 7.x: trixie-backports)."
+		die "could not install ${need[*]}. $srcpkg $kpkgver must come" \
+		    "from the same suite as the running kernel (Debian's 7.x: trixie-backports;" \
+		    "Ubuntu: the -updates or -security pocket of the kernel's release)."
 fi
 
 dest="/usr/src/rpcrdma-inline-$version"
+# A package owns what it installed: never overwrite or delete its files
+if owner=$(dpkg-query -S "$dest" 2>/dev/null); then
+	die "$dest belongs to the package ${owner%%:*}, which installs rpcrdma-inline already." \
+	    "To use this tree instead: apt remove ${owner%%:*}, then run me again."
+fi
 if dkms status "rpcrdma-inline/$version" 2>/dev/null | grep -q .; then
 	dkms remove "rpcrdma-inline/$version" --all >/dev/null
 fi
@@ -57,6 +73,31 @@ dkms add "rpcrdma-inline/$version"
 dkms install "rpcrdma-inline/$version" -k "$kver" ||
 	die "the DKMS build failed; the stock rpcrdma stays in place." \
 	    "See /var/lib/dkms/rpcrdma-inline/$version/build/make.log."
+
+# What the packages install beside the module, recorded for uninstall.sh
+# (a modprobe.d file the admin changed is kept, as a conffile would be)
+manifest=/var/lib/rpcrdma-inline/installed-files
+mkdir -p "${manifest%/*}"
+: >"$manifest.new"
+put() { # MODE SOURCE DEST
+	install -D -p -m "$1" "$top/$2" "$3"
+	echo "$3" >>"$manifest.new"
+}
+put 0755 scripts/rpcrdma-inline /usr/sbin/rpcrdma-inline
+put 0755 scripts/rpcrdma-inline-bench /usr/libexec/rpcrdma-inline/rpcrdma-inline-bench
+put 0755 scripts/rpcrdma-inline-bench-report /usr/libexec/rpcrdma-inline/rpcrdma-inline-bench-report
+mkdir -p /usr/share/man/man8
+gzip -9nc "$top/scripts/rpcrdma-inline.8" >/usr/share/man/man8/rpcrdma-inline.8.gz
+echo /usr/share/man/man8/rpcrdma-inline.8.gz >>"$manifest.new"
+conf=/etc/modprobe.d/rpcrdma-inline.conf
+if [ ! -e "$conf" ]; then
+	put 0644 scripts/rpcrdma-inline.modprobe.conf "$conf"
+elif cmp -s "$conf" "$top/scripts/rpcrdma-inline.modprobe.conf"; then
+	echo "$conf" >>"$manifest.new"
+else
+	echo "rpcrdma-inline: $conf was changed; kept as it is" >&2
+fi
+mv "$manifest.new" "$manifest"
 
 if [ -e /sys/module/rpcrdma ]; then
 	if ! modprobe -r rpcrdma 2>/dev/null; then

@@ -1,6 +1,9 @@
 #!/bin/bash
-# Take rpcrdma-inline out: remove it from DKMS for every kernel and, if
-# nothing uses rpcrdma, load the stock module in its place.
+# Take rpcrdma-inline out: remove it from DKMS for every kernel, remove the
+# files scripts/install.sh recorded (/var/lib/rpcrdma-inline/installed-files)
+# and, if nothing uses rpcrdma, load the stock module in its place. What a
+# package installed is the package's to remove: this script says which
+# command does it, and touches nothing of it.
 #
 # usage: sudo scripts/uninstall.sh
 set -euo pipefail
@@ -14,10 +17,30 @@ die() {
 top=$(cd "$(dirname "$0")/.." && pwd)
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 
+dest="/usr/src/rpcrdma-inline-$version"
+if owner=$(dpkg-query -S "$dest" 2>/dev/null); then
+	die "rpcrdma-inline was installed by the package ${owner%%:*}: remove it with apt remove ${owner%%:*}"
+fi
+if command -v rpm >/dev/null && owner=$(rpm -qf "$dest" 2>/dev/null); then
+	die "rpcrdma-inline was installed by the package $owner: remove it with dnf remove ${owner%%-[0-9]*}"
+fi
 if dkms status "rpcrdma-inline/$version" 2>/dev/null | grep -q .; then
 	dkms remove "rpcrdma-inline/$version" --all
 fi
-rm -rf "/usr/src/rpcrdma-inline-$version"
+rm -rf "$dest"
+manifest=/var/lib/rpcrdma-inline/installed-files
+if [ -f "$manifest" ]; then
+	while IFS= read -r f; do
+		case $f in
+		/usr/sbin/rpcrdma-inline | /usr/libexec/rpcrdma-inline/* | /usr/share/man/man8/rpcrdma-inline.8.gz | \
+			/etc/modprobe.d/rpcrdma-inline.conf) rm -f "$f" ;;
+		*) echo "rpcrdma-inline: $manifest names $f, not one of ours: left alone" >&2 ;;
+		esac
+	done <"$manifest"
+	rmdir /usr/libexec/rpcrdma-inline 2>/dev/null || true
+	rm -f "$manifest"
+	rmdir /var/lib/rpcrdma-inline 2>/dev/null || true
+fi
 
 if [ -f /sys/module/rpcrdma/parameters/inline_size ]; then
 	modprobe -r rpcrdma 2>/dev/null ||

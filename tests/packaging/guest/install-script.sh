@@ -56,6 +56,14 @@ check "the loaded rpcrdma is version $version" test "$(cat /sys/module/rpcrdma/v
 check "the loaded srcversion is that of $ours" \
 	test "$(cat /sys/module/rpcrdma/srcversion)" = "$(modinfo -F srcversion "$ours")"
 
+# The command the README names, its man page and the modprobe.d file came too
+check "the rpcrdma-inline command is installed, in /usr/sbin" test -x /usr/sbin/rpcrdma-inline
+check "its bench is installed" test -x /usr/libexec/rpcrdma-inline/rpcrdma-inline-bench
+check "its man page is installed" test -s /usr/share/man/man8/rpcrdma-inline.8.gz
+check "/etc/modprobe.d/rpcrdma-inline.conf is installed" test -s /etc/modprobe.d/rpcrdma-inline.conf
+check "each is recorded for uninstall.sh" \
+	test "$(wc -l </var/lib/rpcrdma-inline/installed-files 2>/dev/null)" = 5
+
 # It carries NFS over soft RoCE, with Replies inline
 rxe_up 192.168.77.1
 mkdir -p /export /mnt
@@ -67,6 +75,9 @@ check "ours: 4 MiB O_DIRECT round trip compares equal" data_roundtrip /mnt 4
 log "connections: $(tr '\n' ';' <"$conns")"
 check "ours: the server posted Replies inline" test "$(conn_count server inline)" -gt 0
 check "ours: the client posted Calls inline" test "$(conn_count client inline)" -gt 0
+rpcrdma-inline status >/tmp/status.txt 2>&1 || true
+sed 's/^/#   | /' /tmp/status.txt | head -n 8
+check "rpcrdma-inline status shows the connections" grep -q "server peer=" /tmp/status.txt
 nfs_umount /mnt
 nfs_server_stop
 
@@ -82,5 +93,7 @@ check "the loaded srcversion is the stock file's" \
 	test "$(cat /sys/module/rpcrdma/srcversion)" = "$(modinfo -F srcversion rpcrdma)"
 check "dkms knows no rpcrdma-inline" test -z "$(dkms status rpcrdma-inline)"
 check "/usr/src/rpcrdma-inline-$version is gone" test ! -e "/usr/src/rpcrdma-inline-$version"
+check "the command, bench, man page and modprobe.d file are gone" \
+	bash -c '! ls /usr/sbin/rpcrdma-inline /usr/libexec/rpcrdma-inline /usr/share/man/man8/rpcrdma-inline.8.gz /etc/modprobe.d/rpcrdma-inline.conf /var/lib/rpcrdma-inline 2>/dev/null | grep -q .'
 check_served stock /export
 tap_done
