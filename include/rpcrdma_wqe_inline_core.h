@@ -12,6 +12,15 @@
 
 #include "rpcrdma_wqe_inline.h"
 
+/* What scripts/prepare-source.sh built this from: the kernel series and
+ * hook variants, and "tested" or "UNTESTED" (src/hooks/TESTED); written
+ * into the hooked tree's include/, as the hooks are
+ */
+#include "rpcrdma_inline_build.h"
+#ifndef RPCRDMA_INLINE_VERSION
+#define RPCRDMA_INLINE_VERSION "unknown"
+#endif
+
 /* As XPRTRDMA_GFP_FLAGS (xprt_rdma.h), for allocations on the client's
  * connect path, which may run to write out pages for swap over NFS: no
  * reclaim, no emergency reserves, and fail quietly.

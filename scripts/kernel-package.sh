@@ -1,5 +1,5 @@
 #!/bin/bash
-# Sourced by scripts/install.sh and scripts/find-kernel-source.sh: which
+# Sourced by find-kernel-source.sh and by the install script: which
 # package a kernel came from, and the name of its source package, on
 # Debian and on Ubuntu.
 #

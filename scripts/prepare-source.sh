@@ -48,7 +48,7 @@ stamp_of() {
 	{
 		printf '%s\n' "$kver" "$(realpath "$src")"
 		stat -c '%s %Y' "$src"
-		cat "$hooks_root"/TESTED "$hooks_root"/*/*.patch
+		cat "$hooks_root"/TESTED "$hooks_root"/*/*.patch "$0"
 	} | sha256sum | cut -d' ' -f1
 }
 stamp=$(stamp_of)
@@ -81,7 +81,16 @@ for line in "${chosen[@]}"; do
 	combination="$combination $hook=$variant"
 done
 "$here/apply-hooks.sh" "$out/pristine" "$out/linux" "${patches[@]}"
+tested=tested
 if ! grep -qxF -- "$combination" "$hooks_root/TESTED"; then
 	echo "rpcrdma-inline: warning: every hook of kernel $kver ($kseries) applied without fuzz, but no test has covered this kernel series with these variants (src/hooks/TESTED has no line \"$combination\"): built UNTESTED" >&2
+	tested=UNTESTED
 fi
+# What the build is, for modinfo, the load message, status and DKMS's
+# POST_BUILD (scripts/build-report.sh)
+cat >"$out/linux/include/rpcrdma_inline_build.h" <<EOF
+/* Written by scripts/prepare-source.sh for kernel $kver */
+#define RPCRDMA_INLINE_HOOKS "$combination"
+#define RPCRDMA_INLINE_TESTED "$tested"
+EOF
 printf '%s\n' "$stamp" >"$out/stamp"

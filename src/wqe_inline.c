@@ -12,10 +12,6 @@
 #define CREATE_TRACE_POINTS
 #include "rpcrdma_wqe_inline_trace.h"
 
-#ifndef RPCRDMA_INLINE_VERSION
-#define RPCRDMA_INLINE_VERSION "unknown"
-#endif
-
 /* The policy table names these drivers by number (6.1 has neither
  * name): check the numbers where this kernel has the names (Kbuild)
  */
@@ -28,6 +24,11 @@ static_assert(RPCRDMA_WQE_INLINE_DRIVER_IONIC == RDMA_DRIVER_IONIC);
 
 MODULE_VERSION(RPCRDMA_INLINE_VERSION);
 MODULE_INFO(rpcrdma_inline, RPCRDMA_INLINE_VERSION);
+/* The kernel series and hook variants it was built with, and whether a
+ * test covers them (src/hooks/TESTED): "modinfo -F rpcrdma_inline_hooks"
+ */
+MODULE_INFO(rpcrdma_inline_hooks, RPCRDMA_INLINE_HOOKS);
+MODULE_INFO(rpcrdma_inline_tested, RPCRDMA_INLINE_TESTED);
 
 /**
  * rpcrdma_wqe_inline_init - set up rpcrdma-inline when rpcrdma loads

@@ -19,10 +19,6 @@
 
 #include "rpcrdma_wqe_inline_core.h"
 
-#ifndef RPCRDMA_INLINE_VERSION
-#define RPCRDMA_INLINE_VERSION "unknown"
-#endif
-
 static unsigned int rpcrdma_wqe_inline_size = RPCRDMA_WQE_INLINE_DEFAULT;
 static bool rpcrdma_wqe_inline_server = true;
 static bool rpcrdma_wqe_inline_client = true;
@@ -228,4 +224,7 @@ void rpcrdma_wqe_inline_params_loaded(void)
 		RPCRDMA_INLINE_VERSION, READ_ONCE(rpcrdma_wqe_inline_size),
 		READ_ONCE(rpcrdma_wqe_inline_server),
 		READ_ONCE(rpcrdma_wqe_inline_client));
+	/* The series and variants, as on a line of src/hooks/TESTED */
+	pr_info("rpcrdma-inline %s: built with hooks %s: %s\n",
+		RPCRDMA_INLINE_VERSION, RPCRDMA_INLINE_HOOKS, RPCRDMA_INLINE_TESTED);
 }

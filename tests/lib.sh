@@ -132,4 +132,9 @@ guest_artifacts() {
 		return 1
 	}
 	echo "# DKMS build for $kver in a chroot of the guest image took $((SECONDS - t0)) s"
+	# DKMS's own output says what was built (POST_BUILD)
+	grep -E '^rpcrdma-inline: (warning: )?built for ' "$logs/dkms-build.log" | sed 's/^/# /' | grep . || {
+		echo "dkms build did not show what it built (scripts/build-report.sh, POST_BUILD)"
+		return 1
+	}
 }

@@ -84,6 +84,12 @@ version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$REPO/dkms.conf")
 expect "vermagic names $kver" test "$(info vermagic | cut -d' ' -f1)" = "$kver"
 expect "modinfo rpcrdma_inline: $version" test "$(info rpcrdma_inline)" = "$version"
 expect "modinfo version: $version" test "$(info version)" = "$version"
+# The build's variants, as the build log named them, and that a test covers them
+said=$(sed -n 's/^rpcrdma-inline: hook [0-9][0-9]-[a-z0-9-]*: variant //p' "$work/build.log" | head -n "$nhooks" | paste -sd' ')
+got=$(info rpcrdma_inline_hooks | cut -d' ' -f2- | sed 's/[0-9][0-9]-[a-z0-9-]*=//g')
+expect "modinfo rpcrdma_inline_hooks names the variants the build did ($(info rpcrdma_inline_hooks))" \
+	test -n "$said" -a "$got" = "$said"
+expect "modinfo rpcrdma_inline_tested: tested" test "$(info rpcrdma_inline_tested)" = tested
 expect "modinfo -p lists inline_size" \
 	bash -c "modinfo -p '$ko' | grep -q '^inline_size:.*(uint)'"
 expect "modinfo -p lists server_inline and client_inline" \

@@ -88,8 +88,8 @@ kprobe_sends() {
 }
 
 # sends_now DI0 DB0: "OURS_INLINE OURS_BYREF DRIVER_INLINE DRIVER_BYREF",
-# the driver's since it counted DI0 and DB0 (when this side had no
-# connection), read again until ours and the driver's agree (NFS posts
+# ours summed over this side's connections, the driver's since it counted
+# DI0 and DB0 (when this side had no connection), read again until ours and the driver's agree (NFS posts
 # now and then by itself); ours is "- -" with the stock module or with
 # no connection listed
 sends_now() {
@@ -99,9 +99,11 @@ sends_now() {
 		r=$(awk -v s="$side" -v din=/sys/module/inline_limit/parameters/sends_inline \
 			-v dbr=/sys/module/inline_limit/parameters/sends_byref -v i0="$1" -v b0="$2" '
 			FILENAME == din { d1 = $1 } FILENAME == dbr { d2 = $1 }
-			FILENAME != din && FILENAME != dbr && $1 == s && !seen++ {
+			FILENAME != din && FILENAME != dbr && $1 == s {
+				n++
 				for (f = 2; f <= NF; f++) {
-					split($f, kv, "="); v[kv[1]] = kv[2]
+					split($f, kv, "=")
+					if (kv[1] == "inline" || kv[1] == "byref") v[kv[1]] += kv[2]
 				}
 			}
 			END {
@@ -177,7 +179,7 @@ if [ $side = server ]; then
 		read -r oi ob di db <<<"$(sends_now "$d_i0" "$d_b0")"
 		log "$role: vers=$vers: Sends: ours $oi inline, $ob by reference; driver $di inline, $db by reference"
 		if [ "$mine" = ours ]; then
-			log "$role: vers=$vers: $(conn_line server | cut -d' ' -f2-)"
+			log "$role: vers=$vers: $(grep -c '^server ' "$CONNS") connection(s): $(grep '^server ' "$CONNS" | cut -d' ' -f2- | tr '\n' ';')"
 			check "$role: vers=$vers: our counters agree with the driver's" test "$oi $ob" = "$di $db"
 			check "$role: vers=$vers: granted 256 bytes" test "$(conn_field server max)" = 256
 			# Every fio WRITE's Reply is small and alone in its post
@@ -199,6 +201,19 @@ else
 	nfs_client_start
 	sync_wait server-ready 1200
 	NFS_EXPORT=/export
+	# A port with no RDMA listener: the mount fails by itself (retry=0),
+	# with mount's message, and leaves nothing of ours listed
+	mkdir -p /mnt
+	t=$SECONDS
+	rc=0
+	timeout 300 mount -t nfs -o rdma,port=20050,vers=3,retry=0 "$NFS_SERVER:/export" /mnt \
+		>/tmp/wrong-port.log 2>&1 || rc=$?
+	log "$role: a mount of port 20050 (no listener): exit $rc in $((SECONDS - t)) s: $(tr '\n' ' ' </tmp/wrong-port.log)"
+	check "$role: a mount of a port with no RDMA listener fails by itself" \
+		test "$rc" -ne 0 -a "$rc" -ne 124
+	if [ "$mine" = ours ]; then
+		check "$role: ... and leaves no connection of ours listed" conns_gone
+	fi
 	for vers in $vers_list; do
 		t=$SECONDS
 		sync_wait "server-base-$vers" 600

@@ -84,6 +84,16 @@ else
 fi
 check "load logged as the rpcrdma-inline build" \
 	bash -c "dmesg | grep -q 'rpcrdma: rpcrdma-inline $PKG_VERSION: inline_size=256'"
+# What it was built with: modinfo, the load message and status agree
+hooks=$(modinfo -F rpcrdma_inline_hooks "$ours")
+log "modinfo: hooks $hooks, $(modinfo -F rpcrdma_inline_tested "$ours")"
+check "modinfo names the kernel series and a variant of every hook" \
+	test "$(wc -w <<<"$hooks")" -eq $(($(find /src/src/hooks -mindepth 1 -maxdepth 1 -type d -name '[0-9][0-9]-*' | wc -l) + 1))
+check "modinfo says a test covers them (tested)" test "$(modinfo -F rpcrdma_inline_tested "$ours")" = tested
+check "the load message says the same" \
+	bash -c "dmesg | grep -qF 'rpcrdma-inline $PKG_VERSION: built with hooks $hooks: tested'"
+check "rpcrdma-inline status says the same" \
+	bash -c "/src/scripts/rpcrdma-inline status | grep -q 'installed-ours-tested.*tested'"
 
 # inline_size: default, runtime writes, refusals
 param=/sys/module/rpcrdma/parameters/inline_size

@@ -50,9 +50,11 @@ pkg_export() {
 build_scripts() {
 	local tree=$1 s n
 	local -a todo seen=()
-	mapfile -t todo < <(make -s -C "$tree" -n MAKE=true KVER=0.0.0-test \
-		KDIR=/nonexistent 2>/dev/null | grep -oE 'scripts/[A-Za-z0-9_.-]+\.sh' |
-		sed 's,^scripts/,,' | sort -u)
+	# What make runs, and dkms.conf's PRE_BUILD and POST_BUILD
+	mapfile -t todo < <({
+		make -s -C "$tree" -n MAKE=true KVER=0.0.0-test KDIR=/nonexistent 2>/dev/null
+		grep -E '^(PRE|POST)_BUILD=' "$tree/dkms.conf"
+	} | grep -oE 'scripts/[A-Za-z0-9_.-]+\.sh' | sed 's,^scripts/,,' | sort -u)
 	while [ ${#todo[@]} -gt 0 ]; do
 		s=${todo[0]}
 		todo=("${todo[@]:1}")

@@ -66,7 +66,7 @@ usage() {
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 image='' kernel='' out='' script='' append='' mem=3G timeout=1800 quiet=0
 share=$(cd "$here/../.." && pwd)
-envs=() allows=() nics=() sync='' smp='' name=''
+envs=() allows=() nics=() sync='' smp='' qname=''
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--image) image=${2:?}; shift 2 ;;
@@ -83,7 +83,7 @@ while [[ $# -gt 0 ]]; do
 	--smp) smp=${2:?}; shift 2 ;;
 	--nic) nics+=("${2:?}"); shift 2 ;;
 	--sync) sync=${2:?}; shift 2 ;;
-	--name) name=${2:?}; shift 2 ;;
+	--name) qname=${2:?}; shift 2 ;;
 	-h | --help) usage ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
@@ -216,7 +216,7 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 # out, 125 = no sign of the initramfs within PROBE_SECONDS (KVM probe).
 boot() {
 	local acc=$1 probe=$2 args extra=
-	args=(-name "${name:-rpcrdma-guest-$kernel}" -machine pc -smp "$smp" -m "$mem"
+	args=(-name "${qname:-rpcrdma-guest-$kernel}" -machine pc -smp "$smp" -m "$mem"
 		-nodefaults -no-user-config -display none -monitor none -no-reboot
 		"${netargs[@]}"
 		-serial "file:$out/console.log"
