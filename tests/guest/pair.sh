@@ -161,9 +161,14 @@ if [ $side = server ]; then
 	nfs_server_start /export
 	sync_say server-ready
 	log "$role: serving /export; waiting for the client"
+	prev=
 	for vers in $vers_list; do
-		# Counted from when the last connection has gone
+		# Counted from when the last mount is undone (a v4.x umount
+		# returns its delegations, hundreds of Replies) and its
+		# connection gone
+		[ -z "$prev" ] || sync_wait "unmounted-$prev" 600
 		if [ "$mine" = ours ]; then conns_gone || true; fi
+		prev=$vers
 		read -r d_i0 d_b0 <<<"$(driver_now)"
 		sync_say "server-base-$vers"
 		if [ -n "${PAIR_LINKDOWN:-}" ]; then
@@ -259,6 +264,7 @@ else
 		sync_say "io-done-$vers"
 		sync_wait "server-counted-$vers" 600
 		nfs_umount /mnt
+		sync_say "unmounted-$vers"
 		log "$role: vers=$vers took $((SECONDS - t)) s"
 	done
 	sync_say client-done
