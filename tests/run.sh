@@ -41,9 +41,9 @@ logs="${RPCRDMA_INLINE_OUT:-$repo/build/test-logs}"
 export RPCRDMA_INLINE_OUT=$logs
 
 # 6.12+deb13 is Debian 13's own kernel; 6.12 is Debian 12's (6.12.N+deb12)
-quick=(unit style hooks bad-input bench-input build-6.1 guest-6.1)
+quick=(unit style hooks bad-input package-names bench-input build-6.1 guest-6.1)
 # A pair is pair-SERVER_SERIES-MODULE-CLIENT_SERIES-MODULE (tests/test-pair.sh)
-check=(unit style hooks bad-input bench-input build-6.1 build-6.12.113 build-7.3 packaging
+check=(unit style hooks bad-input package-names bench-input build-6.1 build-6.12.113 build-7.3 packaging
 	pair-6.1-stock-6.1-ours guest-6.1 guest-7.3)
 full=("${check[@]}" build-6.12+deb13 build-6.12 build-7.2 packaging-upgrade
 	guest-install pair-6.1-ours-6.1-stock pair-6.1-ours-6.1-ours pair-6.1-stock-6.1-stock
@@ -83,6 +83,8 @@ command_of() {
 	unit) echo "$here/test-unit.sh" ;;
 	style) echo "$here/test-style.sh" ;;
 	bad-input) echo "$here/test-bad-input.sh" ;;
+	# The source package messages name, per platform (a stand-in dpkg-query)
+	package-names) echo "$here/test-package-names.sh" ;;
 	# The bench's space check, fio error messages and report, on the host
 	bench-input) echo "$here/test-bench-input.sh" ;;
 	# Each hook's variants on the shapes of tests/hooks/fixtures
