@@ -63,12 +63,13 @@ extra=(pair-7.3-stock-6.1-ours pair-6.1-stock-7.3-ours pair-7.3-ours-6.1-stock p
 	faults-7.3 faults-6.1 faults-6.12+deb13 all-kernels bench-delay)
 deep=("${extra_guests[@]}" "${full[@]}" "${extra[@]}")
 # How many QEMUs run in the background at once (a pair is two). Check
-# keeps to three on its 2 cores beside the builds (with four guests and
-# six builds at once, CI's 2-core machine took over 2400 s per guest);
+# starts its pair and two guests at once beside its three builds: a pair
+# is latency-bound, about a third of a core per guest (CI's 2-core machine
+# took over 2400 s per guest with four guests and six builds at once);
 # deep keeps to three beside its faults guest in the foreground, so
 # that each QEMU has half a core: with seven at once the debug kernel's
 # fio ran slower than its limits allow
-slots_check=3
+slots_check=4
 slots_full=4
 slots_deep=3
 
@@ -103,8 +104,9 @@ command_of() {
 	# check's 6.1 and 7.3 guests: the install, NFSv3 and NFSv4.1 counted
 	# against the driver, the size negotiation (6.1), the retries and the
 	# accept error path, and back to stock; full's -more guests the rest
-	guest-6.1) echo "env GUEST_PHASES=install,integrity,negotiation,retry,revert $here/test-guest.sh 6.1" ;;
-	guest-7.3) echo "env GUEST_PHASES=install,integrity,retry,revert $here/test-guest.sh 7.3" ;;
+	# (4 MiB and 100 files: the pair moves data too)
+	guest-6.1) echo "env INTEGRITY_MIB=4 INTEGRITY_FILES=100 GUEST_PHASES=install,integrity,negotiation,retry,revert $here/test-guest.sh 6.1" ;;
+	guest-7.3) echo "env INTEGRITY_MIB=4 INTEGRITY_FILES=100 GUEST_PHASES=install,integrity,retry,revert $here/test-guest.sh 7.3" ;;
 	guest-6.1-more) echo "env GUEST_TAG=more GUEST_MEASURE=1 GUEST_PHASES=install,datapath,server,drivers,client,sizes,revert $here/test-guest.sh 6.1" ;;
 	guest-*-more) t=${1#guest-} && echo "env GUEST_TAG=more GUEST_PHASES=install,datapath,server,drivers,client,revert $here/test-guest.sh ${t%-more}" ;;
 	guest-6.12+deb13) echo "env GUEST_PHASES=install,integrity,datapath,server,drivers,retry,client,bench,revert $here/test-guest.sh 6.12+deb13" ;;

@@ -50,7 +50,7 @@ case $series in *-debug) append=(--append pci=noacpi) ;; esac
 rc=0
 "$REPO/tests/vm/run-guest.sh" --image "$img" --kernel "$kver" "${envs[@]}" "${append[@]}" \
 	--share "$work/src" --out "$out" --script "$script" --quiet \
-	--timeout "${RPCRDMA_INLINE_GUEST_TIMEOUT:-2400}" || rc=$?
+	--timeout "${RPCRDMA_INLINE_GUEST_TIMEOUT:-3000}" || rc=$?
 cat "$out/guest.log" 2>/dev/null || true
 echo "# console log: $out/console.log"
 exit "$rc"

@@ -11,7 +11,7 @@
 #        e.g. test-pair.sh 6.1:stock 6.1:ours; MODULE ours or stock
 # env:   PAIR_VERS (default "4.2"; "4.2,3": both), PAIR_FIO_MIB, PAIR_FILES,
 #        PAIR_NETEM, PAIR_LINKDOWN (tests/guest/pair.sh)
-#        RPCRDMA_INLINE_GUEST_TIMEOUT  per guest, seconds (default 2400)
+#        RPCRDMA_INLINE_GUEST_TIMEOUT  per guest, seconds (default 3000)
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -55,7 +55,7 @@ done
 t0=$SECONDS
 rc=0
 "$work/src/tests/vm/run-set.sh" --out "$out" --share "$work/src" --script tests/guest/pair.sh \
-	--timeout "${RPCRDMA_INLINE_GUEST_TIMEOUT:-2400}" "${guests[@]}" "${envs[@]}" \
+	--timeout "${RPCRDMA_INLINE_GUEST_TIMEOUT:-3000}" "${guests[@]}" "${envs[@]}" \
 	2>"$out/run-set.log" || rc=$?
 for role in server client; do
 	echo "# ---- $role"
