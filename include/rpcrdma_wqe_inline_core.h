@@ -5,7 +5,11 @@
  * parameters), wqe_inline_dev.c (the device list and its memos),
  * wqe_inline_qp.c (QP creation), wqe_inline_counters.c (the connection
  * list and its Send counters), wqe_inline_debugfs.c (debugfs), and
- * wqe_inline.c (module init and exit, the tracepoints).
+ * wqe_inline.c (module init and exit, the tracepoints). What needs no
+ * kernel, built in tests/unit too, is declared in rpcrdma_wqe_inline_policy.h:
+ * wqe_inline_drivers.c (the per-driver policy and its overrides),
+ * wqe_inline_sizes.c (the sizes asked for), wqe_inline_memo.c (the memo
+ * table) and wqe_inline_eligible.c (the eligibility rule, size classes).
  */
 #ifndef _RPCRDMA_WQE_INLINE_CORE_H
 #define _RPCRDMA_WQE_INLINE_CORE_H

@@ -68,7 +68,7 @@
  *		   large (mlx5's calc_sq_size())
  * @why: the reason for the verdict, from the audit of its source
  *
- * The table (wqe_inline_policy.c) is the result of reading each
+ * The table (wqe_inline_drivers.c) is the result of reading each
  * in-tree provider's source; see src/DEVICES.md.
  */
 struct rpcrdma_wqe_inline_driver {

@@ -2,6 +2,7 @@
 # Helpers for the in-guest tests of rpcrdma-inline (source this file after
 # tests/vm/guest/lib.sh).
 #
+#   small_files DIR N                  N files of 1 to 8192 random bytes
 #   integrity_workload MNT EXPORTDIR [MIB] [FILES]
 #                                      8 MiB of 4 KiB O_DIRECT writes then
 #                                      reads, and 200 small files (or MIB and
@@ -32,6 +33,16 @@ PKG_VERSION=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' /src/dkms.conf)
 
 log() { echo "# $*"; }
 
+# small_files DIR N: files f1 .. fN of 1 to 8192 random bytes in DIR,
+# made by one process (exec is dear under TCG)
+small_files() {
+	perl -e 'open(my $r, "<", "/dev/urandom") or die;
+		for my $i (1 .. $ARGV[1]) {
+			read($r, my $buf, 1 + int(rand(8192)));
+			open(my $f, ">", "$ARGV[0]/f$i") or die; print $f $buf; close($f);
+		}' "$1" "$2"
+}
+
 # integrity_workload MNT EXPORTDIR [MIB] [FILES]
 integrity_workload() {
 	local mnt=$1 export=$2 mib=${3:-8} files=${4:-200} src fails=0
@@ -45,11 +56,7 @@ integrity_workload() {
 	# Small files of 1 to 8192 bytes, made by one process (exec is dear
 	# under TCG), copied in, compared through the mount and in the export
 	mkdir -p "$src/small" "$mnt/wl-small"
-	perl -e 'open(my $r, "<", "/dev/urandom") or die;
-		for my $i (1 .. $ARGV[1]) {
-			read($r, my $buf, 1 + int(rand(8192)));
-			open(my $f, ">", "$ARGV[0]/f$i") or die; print $f $buf; close($f);
-		}' "$src/small" "$files"
+	small_files "$src/small" "$files"
 	cp "$src"/small/f* "$mnt/wl-small/"
 	sync
 	echo 3 >/proc/sys/vm/drop_caches

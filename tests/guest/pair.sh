@@ -237,11 +237,7 @@ else
 		# The small files: made here, copied in, read back through the
 		# mount after dropping the cache, and listed for the server
 		mkdir -p "/tmp/tree-$vers" "/mnt/tree-$vers"
-		perl -e 'open(my $r, "<", "/dev/urandom") or die;
-			for my $i (1 .. $ARGV[1]) {
-				read($r, my $buf, 1 + int(rand(8192)));
-				open(my $f, ">", "$ARGV[0]/f$i") or die; print $f $buf; close($f);
-			}' "/tmp/tree-$vers" "$nfiles"
+		small_files "/tmp/tree-$vers" "$nfiles"
 		(cd "/tmp/tree-$vers" && sha256sum f* >"/sync/manifest-$vers")
 		cp /tmp/tree-"$vers"/f* "/mnt/tree-$vers/"
 		sync

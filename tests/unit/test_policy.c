@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * Unit tests of the inline size negotiation and the eligibility rule
- * (src/wqe_inline_policy.c), in userspace.
+ * (src/wqe_inline_drivers.c, _sizes.c, _memo.c, _eligible.c), in userspace.
  */
 #include <errno.h>
 #include <stdio.h>

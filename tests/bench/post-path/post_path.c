@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * Benchmark: the CPU cost, per Send, of what rpcrdma-inline adds to the
- * post path, in userspace on the same src/wqe_inline_policy.c: the
+ * post path, in userspace on the same src/wqe_inline_eligible.c: the
  * eligibility rule alone (as before the per-reason counts), then with
  * the message length, size class and reason (what a Send costs now),
  * for a 2-SGE Call that goes inline and one that is too large. Then the

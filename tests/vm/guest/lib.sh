@@ -4,6 +4,7 @@
 # NFS server daemons are started by hand.
 #
 #   rxe_up ADDR                 rdma_rxe on dummy0 with ADDR/24 (rxe0)
+#   rxe_wait_active DEV         wait for DEV's port to be ACTIVE
 #   rxe_down                    remove rxe0 and dummy0
 #   nfs_server_start EXPORTDIR  rpcbind, exportfs, mountd, statd, nfsdcld, nfsd
 #                               with an RDMA listener on port $NFS_RDMA_PORT
@@ -60,6 +61,16 @@ tap_done() {
 }
 
 # ---------------------------------------------------------------- rxe
+# rxe_wait_active DEV: wait up to 10 s for DEV's port to be ACTIVE
+rxe_wait_active() {
+	for _ in $(seq 100); do
+		rdma link show "$1/1" 2>/dev/null | grep -q 'state ACTIVE' && return 0
+		sleep 0.1
+	done
+	lib_log "$1 did not become ACTIVE: $(rdma link show "$1/1" 2>&1)"
+	return 1
+}
+
 rxe_up() { # ADDR
 	local addr=${1:?rxe_up ADDR}
 	modprobe rdma_rxe
@@ -69,15 +80,7 @@ rxe_up() { # ADDR
 	ip link set "$RXE_NETDEV" up
 	ip addr add "$addr/24" dev "$RXE_NETDEV"
 	rdma link add "$RXE_DEV" type rxe netdev "$RXE_NETDEV"
-
-	for _ in $(seq 50); do
-		rdma link show "$RXE_DEV/1" 2>/dev/null | grep -q 'state ACTIVE' && break
-		sleep 0.1
-	done
-	rdma link show "$RXE_DEV/1" | grep -q 'state ACTIVE' || {
-		lib_log "$RXE_DEV did not become ACTIVE"
-		return 1
-	}
+	rxe_wait_active "$RXE_DEV" || return 1
 	NFS_SERVER=${NFS_SERVER:-$addr}
 	lib_log "rxe up: $(rdma link show "$RXE_DEV/1")"
 }
@@ -221,14 +224,7 @@ wire_up() {
 		ip link set "$dev" up
 		ip addr add "$a/28" dev "$dev"
 		rdma link add "rxe$i" type rxe netdev "$dev"
-		for _ in $(seq 100); do
-			rdma link show "rxe$i/1" 2>/dev/null | grep -q 'state ACTIVE' && break
-			sleep 0.1
-		done
-		rdma link show "rxe$i/1" | grep -q 'state ACTIVE' || {
-			lib_log "rxe$i on $dev did not become ACTIVE"
-			return 1
-		}
+		rxe_wait_active "rxe$i" || return 1
 		lib_log "wire up: $dev $a, $(rdma link show "rxe$i/1")"
 		i=$((i + 1))
 	done
