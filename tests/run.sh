@@ -47,7 +47,7 @@ check=(unit style hooks bad-input package-names bench-input build-6.1 build-6.12
 	pair-6.1-stock-6.1-ours guest-6.1 guest-7.3)
 full=("${check[@]}" build-6.12+deb13 build-6.12 build-7.2 packaging-upgrade
 	guest-install pair-6.1-ours-6.1-stock pair-6.1-ours-6.1-ours pair-6.1-stock-6.1-stock
-	pair-7.3-ours-6.1-ours pair-6.1-ours-7.3-ours guest-6.1-more guest-7.3-more guest-6.12+deb13)
+	pair-7.3-ours-6.1-ours pair-6.1-ours-7.3-ours pair-6.1-ours-6.1-ours-bench guest-6.1-more guest-7.3-more guest-6.12+deb13)
 # The guests that full has not go first, the debug ones (the longest) at
 # their head: the debug kernel's phases in two guests side by side (each
 # arms and reads kmemleak; one guest with all of them took 7527 s, the
@@ -153,6 +153,9 @@ pair_args() {
 	delay10) env+=" PAIR_NETEM=delay,10ms,5ms" ;;
 	dup1) env+=" PAIR_NETEM=duplicate,1%" ;;
 	linkdown[0-9]*) env+=" PAIR_LINKDOWN=${fault#linkdown}" ;;
+	# Not a fault: the bench from the client, the server switched by
+	# --server-cmd, 20 us per client Send by reference
+	bench) env="PAIR_VERS=4.2 PAIR_FIO_MIB=2 PAIR_FILES=20 PAIR_BENCH=1 PAIR_BENCH_DELAY_NS=20000" ;;
 	*) return 1 ;;
 	esac
 	echo "env $env GUEST_TAG=${fault:-} $here/test-pair.sh $ss:$sm $cs:$cm"

@@ -21,6 +21,13 @@
 #                                 with commas for spaces)
 #      PAIR_LINKDOWN=SECONDS      the server's link down that long while
 #                                 the client's 4 KiB writes run, then up
+#      PAIR_BENCH=1               then rpcrdma-inline bench from the client,
+#                                 switching the server's inline_size with
+#                                 --server-cmd (tests/guest/pair-server-cmd.sh,
+#                                 through /sync), both sides ours; with
+#                                 PAIR_BENCH_DELAY_NS=D every client Send
+#                                 by reference costs D ns (inline_limit.ko
+#                                 byref_delay_ns), as a PCIe read would
 # A wire fault is reported per version: how long fio's slowest I/O took
 # (the seconds I/O stalled), verify errors (any fails), the client's
 # reconnects (mountstats), QP creations, and the rxe counters that moved.
@@ -192,6 +199,23 @@ if [ $side = server ]; then
 		fi
 		sync_say "server-counted-$vers"
 	done
+	if [ -n "${PAIR_BENCH:-}" ]; then
+		# The bench's --server-cmd: each size asked, set, and answered
+		# (the sizes in the order asked are checked against the rounds)
+		asked=()
+		while [ ! -e /sync/bench-finished ] && [ ! -e /sync/failed ]; do
+			if [ -e /sync/bench-size ] && [ "$(cat /sync/bench-size)" != "$(cat /sync/bench-done 2>/dev/null)" ]; then
+				read -r n size </sync/bench-size
+				echo "$size" >/sys/module/rpcrdma/parameters/inline_size
+				asked+=("$size")
+				echo "$n $size" >/sync/bench-done
+			fi
+			sleep 0.1
+		done
+		log "$role: the bench set the server's inline_size to ${asked[*]:-nothing}"
+		check "$role: the bench switched the server A B, B A: 0 256 256 0" test "${asked[*]:-}" = "0 256 256 0"
+		echo 256 >/sys/module/rpcrdma/parameters/inline_size
+	fi
 	sync_wait client-done 1200
 	# The tree the client wrote, per version, compared in the export
 	for vers in $vers_list; do
@@ -263,6 +287,26 @@ else
 		sync_say "unmounted-$vers"
 		log "$role: vers=$vers took $((SECONDS - t)) s"
 	done
+	if [ -n "${PAIR_BENCH:-}" ]; then
+		# The bench as users run it against another host, only the
+		# server's side switched by --server-cmd
+		echo "${PAIR_BENCH_DELAY_NS:-0}" >/sys/module/inline_limit/parameters/byref_delay_ns
+		rc=0
+		/src/scripts/rpcrdma-inline bench --rounds 2 --runtime 5 --size 8 --inline-size 256 \
+			--server-cmd '/src/tests/guest/pair-server-cmd.sh {size}' --out /tmp/bench \
+			"$NFS_SERVER:/export" >/tmp/bench.out 2>/tmp/bench.err || rc=$?
+		echo 0 >/sys/module/inline_limit/parameters/byref_delay_ns
+		sync_say bench-finished
+		sed 's/^/# bench: /' /tmp/bench.err | tail -n 8
+		check "$role: bench with --server-cmd: 2 rounds exit 0 ($rc)" test "$rc" = 0
+		check "$role: ... rounds in the order A B, B A" \
+			test "$(awk -F'\t' '!/^#/ && $1 ~ /^[0-9]/ { printf "%s", $2 }' /tmp/bench/rounds.tsv 2>/dev/null)" = ABBA
+		check "$role: ... the report says the server was switched by --server-cmd" \
+			grep -q 'switched by --server-cmd' /tmp/bench/rounds.tsv
+		if [ -f /tmp/bench/results.md ]; then
+			grep -E '^\|' /tmp/bench/results.md | sed "s/^/# bench (delay ${PAIR_BENCH_DELAY_NS:-0} ns per Send by reference): /"
+		fi
+	fi
 	sync_say client-done
 	sync_wait server-checked 600
 	sync_say client-unmounted
