@@ -49,7 +49,7 @@ for pair in "server:$s_series:$s_mod" "client:$c_series:$c_mod"; do
 done
 
 envs=(--env "PAIR_SERVER=$s_mod" --env "PAIR_CLIENT=$c_mod")
-for v in PAIR_VERS PAIR_FIO_MIB PAIR_FILES PAIR_NETEM PAIR_LINKDOWN PAIR_BENCH PAIR_BENCH_DELAY_NS; do
+for v in PAIR_VERS PAIR_FIO_MIB PAIR_FILES PAIR_NETEM PAIR_LINKDOWN PAIR_CLIENT_MTU PAIR_BENCH PAIR_BENCH_DELAY_NS; do
 	[ -z "${!v:-}" ] || envs+=(--env "$v=${!v}")
 done
 t0=$SECONDS

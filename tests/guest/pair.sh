@@ -21,6 +21,8 @@
 #                                 with commas for spaces)
 #      PAIR_LINKDOWN=SECONDS      the server's link down that long while
 #                                 the client's 4 KiB writes run, then up
+#      PAIR_CLIENT_MTU=N          the client's NIC at MTU N, the server's at
+#                                 1500 (rxe's path MTU is the smaller)
 #      PAIR_BENCH=1               then rpcrdma-inline bench from the client,
 #                                 switching the server's inline_size with
 #                                 --server-cmd (tests/guest/pair-server-cmd.sh,
@@ -50,6 +52,10 @@ trap '[ -e /sync/failed ] || echo "$role" >/sync/failed' ERR
 
 wire_up
 check "$role: rxe0 on eth0 is ACTIVE" bash -c "rdma link show rxe0/1 | grep -q 'state ACTIVE'"
+if [ $side = client ] && [ -n "${PAIR_CLIENT_MTU:-}" ]; then
+	check "$role: eth0 at MTU $PAIR_CLIENT_MTU" ip link set eth0 mtu "$PAIR_CLIENT_MTU"
+	log "$role: $(rdma link show rxe0/1); $(ibv_devinfo -d rxe0 2>/dev/null | grep -E 'active_mtu' | tr -s ' \t' ' ')"
+fi
 if [ $side = server ] && [ -n "${PAIR_NETEM:-}" ]; then
 	netem=$(tr , " " <<<"$PAIR_NETEM")
 	modprobe sch_netem
