@@ -156,9 +156,14 @@ fio_pass() {
 fio_slowest() {
 	awk 'match($0, /^ +clat \((nsec|usec|msec)\): .*max= *[0-9.]+/) {
 		u = $0; sub(/.*clat \(/, "", u); sub(/\).*/, "", u)
-		m = $0; sub(/.*max= */, "", m); sub(/[^0-9.].*/, "", m)
+		# fio shortens large numbers: max=2410k is 2410000
+		m = $0; sub(/.*max= */, "", m); sub(/,.*/, "", m)
+		x = 1
+		if (m ~ /[kK]$/) x = 1e3
+		if (m ~ /M$/) x = 1e6
+		sub(/[^0-9.].*/, "", m)
 		d = u == "nsec" ? 1e9 : u == "usec" ? 1e6 : 1e3
-		if (m / d > max) max = m / d
+		if (m * x / d > max) max = m * x / d
 	} END { printf "%.3f", max }' "$1"
 }
 
