@@ -106,11 +106,11 @@ kprobe_sends() {
 # now and then by itself); ours is "- -" with the stock module or with
 # no connection listed
 sends_now() {
-	local r _ conns=$CONNS
+	local r _ conns=$CONNS i0=$1 b0=$2
 	[ -r "$conns" ] || conns=/dev/null
 	for _ in $(seq 30); do
 		r=$(awk -v s="$side" -v din=/sys/module/inline_limit/parameters/sends_inline \
-			-v dbr=/sys/module/inline_limit/parameters/sends_byref -v i0="$1" -v b0="$2" '
+			-v dbr=/sys/module/inline_limit/parameters/sends_byref -v i0="$i0" -v b0="$b0" '
 			FILENAME == din { d1 = $1 } FILENAME == dbr { d2 = $1 }
 			FILENAME != din && FILENAME != dbr && $1 == s {
 				n++
