@@ -33,6 +33,12 @@ if ! command -v dpkg-query >/dev/null; then
 	die "this script installs with apt, and there is no dpkg here: build it by hand," \
 	    "make KSRC=/path/to/the/kernel/source (README.md, Install)"
 fi
+dest="/usr/src/rpcrdma-inline-$version"
+# A package owns what it installed: never overwrite or delete its files
+if owner=$(dpkg-query -S "$dest" 2>/dev/null); then
+	die "$dest belongs to the package ${owner%%:*}, which installs rpcrdma-inline already." \
+	    "To use this tree instead: apt remove ${owner%%:*}, then run me again."
+fi
 kpkgver=$(kernel_package "$kver" installed | cut -d' ' -f2 || true)
 [ -n "$kpkgver" ] ||
 	die "the running kernel $kver is not from a Debian or Ubuntu package (linux-image-$kver):" \
@@ -57,12 +63,6 @@ if [ ${#need[@]} -gt 0 ]; then
 		    "Ubuntu: the -updates or -security pocket of the kernel's release)."
 fi
 
-dest="/usr/src/rpcrdma-inline-$version"
-# A package owns what it installed: never overwrite or delete its files
-if owner=$(dpkg-query -S "$dest" 2>/dev/null); then
-	die "$dest belongs to the package ${owner%%:*}, which installs rpcrdma-inline already." \
-	    "To use this tree instead: apt remove ${owner%%:*}, then run me again."
-fi
 if dkms status "rpcrdma-inline/$version" 2>/dev/null | grep -q .; then
 	dkms remove "rpcrdma-inline/$version" --all >/dev/null
 fi
