@@ -279,6 +279,10 @@ else
 		check "$role: vers=$vers: mounted over rdma from $NFS_SERVER" check_proto_rdma /mnt
 		ri0=$(cat /sys/module/inline_limit/parameters/sends_reg_inline)
 		qp0=$(cat /sys/module/inline_limit/parameters/created)
+		# fio lays a new file out before its job starts, outside the job's
+		# latencies: lay it out first, so that a fault lands in the job
+		fio --name=layout --filename="/mnt/fio-4k-$vers" --size="${fio_mib}M" --create_only=1 \
+			>/dev/null 2>&1 || true
 		sync_say "writes-started-$vers"
 		check "$role: vers=$vers: fio 4 KiB QD1 random writes of $fio_mib MiB, verified" \
 			fio_pass "w4k-$vers" --filename="/mnt/fio-4k-$vers" --size="${fio_mib}M" --bs=4k --rw=randwrite
