@@ -11,6 +11,9 @@
 #        e.g. test-pair.sh 6.1:stock 6.1:ours; MODULE ours or stock
 # env:   PAIR_VERS (default "4.2"; "4.2,3": both), PAIR_FIO_MIB, PAIR_FILES,
 #        PAIR_NETEM, PAIR_LINKDOWN, PAIR_BENCH, PAIR_BENCH_DELAY_NS (tests/guest/pair.sh)
+#        PAIR_SCALE=1  instead, scale and memory: 64 connections, stock then
+#                      ours, both guests with possible_cpus=256
+#                      (tests/guest/pair-scale.sh; PAIR_SCALE_PCT)
 #        RPCRDMA_INLINE_GUEST_TIMEOUT  per guest, seconds (default 3000)
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -49,12 +52,15 @@ for pair in "server:$s_series:$s_mod" "client:$c_series:$c_mod"; do
 done
 
 envs=(--env "PAIR_SERVER=$s_mod" --env "PAIR_CLIENT=$c_mod")
-for v in PAIR_VERS PAIR_FIO_MIB PAIR_FILES PAIR_NETEM PAIR_LINKDOWN PAIR_CLIENT_MTU PAIR_BENCH PAIR_BENCH_DELAY_NS; do
+for v in PAIR_VERS PAIR_FIO_MIB PAIR_FILES PAIR_NETEM PAIR_LINKDOWN PAIR_CLIENT_MTU PAIR_BENCH PAIR_BENCH_DELAY_NS \
+	PAIR_SCALE_PCT; do
 	[ -z "${!v:-}" ] || envs+=(--env "$v=${!v}")
 done
+script=(--script tests/guest/pair.sh)
+[ -z "${PAIR_SCALE:-}" ] || script=(--script tests/guest/pair-scale.sh --append possible_cpus=256)
 t0=$SECONDS
 rc=0
-"$work/src/tests/vm/run-set.sh" --out "$out" --share "$work/src" --script tests/guest/pair.sh \
+"$work/src/tests/vm/run-set.sh" --out "$out" --share "$work/src" "${script[@]}" \
 	--timeout "${RPCRDMA_INLINE_GUEST_TIMEOUT:-3000}" "${guests[@]}" "${envs[@]}" \
 	2>"$out/run-set.log" || rc=$?
 for role in server client; do

@@ -4,7 +4,7 @@
 #   tests/vm/run-set.sh --out OUTDIR --script PATH_IN_GUEST
 #                       --guest NAME:IMAGE_DIR:KERNEL ... [--share HOSTDIR]
 #                       [--timeout SECONDS] [--env NAME=VALUE ...]
-#                       [--allow REGEX ...] [--mem 2G]
+#                       [--allow REGEX ...] [--mem 2G] [--append KERNEL-ARGS]
 #
 # The first --guest is the hub (the NFS server): it has one virtio-net NIC
 # per other guest, eth0 to the second, eth1 to the third, ...; each other
@@ -23,7 +23,8 @@
 # Addresses are of the documentation range 192.0.2.0/24: wire i (1, 2, ...)
 # is 192.0.2.(16i)/28, the hub at .16i+1, the other guest at .16i+2.
 # The guests meet in OUTDIR/sync, mounted at /sync in each (run-guest.sh
-# --sync). Each guest's console, log and status land in OUTDIR/NAME.
+# --sync); --append is every guest's extra kernel command line. Each
+# guest's console, log and status land in OUTDIR/NAME.
 # When a guest fails (non-zero exit), the others are stopped; the exit
 # status is the first failure's (run-guest.sh's codes), or 0.
 set -euo pipefail
@@ -51,6 +52,7 @@ while [[ $# -gt 0 ]]; do
 	--mem) mem=${2:?}; shift 2 ;;
 	--env) common+=(--env "${2:?}"); shift 2 ;;
 	--allow) common+=(--allow "${2:?}"); shift 2 ;;
+	--append) common+=(--append "${2:?}"); shift 2 ;;
 	-h | --help) usage ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac

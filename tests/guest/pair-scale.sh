@@ -1,0 +1,182 @@
+#!/bin/bash
+# Scale and memory, in each guest of a pair (tests/test-pair.sh with
+# PAIR_SCALE=1, both guests booted with possible_cpus=256 as a large
+# server would be): the client mounts four addresses of the server, each
+# with nconnect=16, NFSv3, so that each side holds 64 connections. Two
+# rounds in one boot, the stock rpcrdma on both sides first, then ours.
+# In each round both sides measure what the connections cost, as MemFree
+# (after dropping caches) and the percpu allocator's share (Percpu) with
+# the connections up against before the first mount, per connection.
+# Then, under fio on all four mounts, the server reads `status` and every
+# debugfs file again and again; and (ours) every connection took one QP
+# creation, as the driver counts them.
+#
+# Checks: 64 connections on each side in both rounds; ours adds at most
+# 5% (PAIR_SCALE_PCT) to the stock connection's memory on each side, by
+# MemFree (the per-CPU share is reported beside it); status and debugfs
+# readable under load; one QP creation per connection.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=../vm/guest/lib.sh
+. /src/tests/vm/guest/lib.sh
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. /src/tests/guest/common.sh
+
+role=$RG_ROLE
+if [ "$RG_INDEX" = 0 ]; then side=server; else side=client; fi
+mounts=4
+nconnect=16
+want=$((mounts * nconnect))
+pct=${PAIR_SCALE_PCT:-5}
+trap '[ -e /sync/failed ] || echo "$role" >/sync/failed' ERR
+
+wire_up
+log "$role: the NFS $side, kernel $(uname -r), possible CPUs $(cat /sys/devices/system/cpu/possible), online $(cat /sys/devices/system/cpu/online)"
+check "$role: booted with 256 possible CPUs" test "$(cat /sys/devices/system/cpu/possible)" = 0-255
+insmod "$GUEST_MODULES/inline_limit.ko" netdev=eth0
+
+# The server's addresses: its own on the wire and three more, each a
+# server of its own to the NFS client (one nfs_client, so nconnect
+# connections, per address)
+server_addr=${RG_PEER:-${RG_ADDRS%% *}}
+prefix=${server_addr%.*} last=${server_addr##*.}
+addrs=("$server_addr")
+for i in $(seq 1 $((mounts - 1))); do
+	addrs+=("$prefix.$((last + 7 + i))")
+done
+if [ $side = server ]; then
+	for a in "${addrs[@]:1}"; do
+		ip addr add "$a/28" dev eth0
+	done
+	log "$role: serving on ${addrs[*]}"
+fi
+
+rc_qps() { rdma resource show qp 2>/dev/null | grep -c ' type RC ' || true; }
+
+# mem: "MEMFREE PERCPU" in KiB, after reclaim has had its go (settled
+# twice, as the connections' teardown frees memory a little later)
+mem() {
+	local _
+	for _ in 1 2; do
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+		sleep 2
+	done
+	awk '$1 == "MemFree:" { f = $2 } $1 == "Percpu:" { p = $2 } END { print f, p }' /proc/meminfo
+}
+
+declare -A cost_free cost_percpu
+round() { # MODULE
+	local mod=$1 f0 p0 f1 p1 n q0 reads=0 bad=0 i
+	if [ "$mod" = ours ]; then
+		install_ours
+		check "$role: $mod: the loaded rpcrdma is rpcrdma-inline" ours_loaded
+	else
+		modprobe rpcrdma
+		check "$role: $mod: the loaded rpcrdma is the stock one" \
+			bash -c "! [ -f /sys/module/rpcrdma/parameters/inline_size ]"
+	fi
+	q0=$(cat /sys/module/inline_limit/parameters/created)
+	if [ $side = server ]; then
+		if [ "$mod" = stock ]; then
+			mkdir -p /export
+			mount -t tmpfs -o size=256m tmpfs /export
+			dd if=/dev/urandom of=/export/seed bs=1M count=1 status=none
+		fi
+		nfs_server_start /export
+		read -r f0 p0 <<<"$(mem)"
+		sync_say "server-up-$mod"
+		sync_wait "connected-$mod" 1800
+	else
+		nfs_client_start
+		sync_wait "server-up-$mod" 1800
+		read -r f0 p0 <<<"$(mem)"
+		for i in $(seq 0 $((mounts - 1))); do
+			mkdir -p "/mnt/s$i"
+			mount -t nfs -o "rdma,port=$NFS_RDMA_PORT,vers=3,hard,nconnect=$nconnect" \
+				"${addrs[i]}:/export" "/mnt/s$i"
+		done
+		# sunrpc connects a transport on its first RPC, and hands the
+		# RPCs out to a mount's transports in turn: 64 reads each
+		for i in $(seq 0 $((mounts - 1))); do
+			dd if="/mnt/s$i/seed" of=/dev/null bs=4k count=64 iflag=direct status=none
+		done
+	fi
+	n=$(settle rc_qps "$want" 60 0.5)
+	check "$role: $mod: $want connections (RC QPs: $n)" test "$n" = "$want"
+	read -r f1 p1 <<<"$(mem)"
+	cost_free[$mod]=$(((f0 - f1) * 1024 / n))
+	cost_percpu[$mod]=$(((p1 - p0) * 1024 / n))
+	log "$role: $mod: $n connections cost $((f0 - f1)) KiB of MemFree ($((cost_free[$mod])) bytes each), of it $((p1 - p0)) KiB per-CPU ($((cost_percpu[$mod])) bytes each)"
+	log "$role: $mod: QP creations at the driver for them: $(($(cat /sys/module/inline_limit/parameters/created) - q0))"
+	if [ "$mod" = ours ]; then
+		check "$role: $mod: one QP creation per connection" \
+			test "$(($(cat /sys/module/inline_limit/parameters/created) - q0))" = "$n"
+		check "$role: $mod: $n connections of ours listed, each made with one creation" \
+			test "$(awk -v s=$side '$1 == s && / attempts=1 / { k++ } END { print k + 0 }' "$CONNS")" = "$n"
+	fi
+	if [ $side = client ]; then
+		sync_say "connected-$mod"
+		sync_wait "server-measured-$mod" 600
+		# Load on every mount at once while the server reads its files
+		sync_say "load-started-$mod"
+		for i in $(seq 0 $((mounts - 1))); do
+			fio --name="load$i" --filename="/mnt/s$i/seed" --ioengine=psync --direct=1 \
+				--rw=randread --bs=4k --size=1M --time_based --runtime=30 \
+				>"/tmp/fio-load$i.out" 2>&1 &
+		done
+		rc=0
+		for i in $(seq 0 $((mounts - 1))); do
+			wait -n || rc=$?
+		done
+		check "$role: $mod: fio on all $mounts mounts at once" test "$rc" = 0
+		log "$role: $mod: load: $(grep -h -E '^ *read: IOPS' /tmp/fio-load*.out | tr -s ' ' | tr '\n' ';')"
+		sync_say "load-done-$mod"
+		for i in $(seq 0 $((mounts - 1))); do
+			umount "/mnt/s$i"
+		done
+		unload_rpcrdma
+		sync_say "client-done-$mod"
+	else
+		sync_say "server-measured-$mod"
+		sync_wait "load-started-$mod" 600
+		while [ ! -e "/sync/load-done-$mod" ] && [ ! -e /sync/failed ]; do
+			reads=$((reads + 1))
+			if [ "$mod" = ours ]; then
+				/src/scripts/rpcrdma-inline status >/tmp/status.out 2>&1 || bad=$((bad + 1))
+				for f in /sys/kernel/debug/rpcrdma_inline/*; do
+					cat "$f" >/dev/null || bad=$((bad + 1))
+				done
+				[ "$(grep -c "^server " "$CONNS")" = "$n" ] || bad=$((bad + 1))
+			else
+				rdma resource show qp >/dev/null || bad=$((bad + 1))
+			fi
+			sleep 0.2
+		done
+		log "$role: $mod: read status and debugfs $reads times under load, $bad failed"
+		if [ "$mod" = ours ]; then
+			check "$role: $mod: status and every debugfs file readable under load ($reads reads)" \
+				test "$reads" -gt 5 -a "$bad" = 0
+			log "$role: $mod: $(grep -A3 -i connections /tmp/status.out | head -n 4 | tr '\n' ';')"
+		fi
+		sync_wait "client-done-$mod" 900
+		nfs_server_stop
+		if [ "$mod" = ours ]; then
+			check "$role: $mod: no connection of ours left listed" conns_gone
+		fi
+		unload_rpcrdma
+	fi
+}
+
+round stock
+round ours
+extra=$((cost_free[ours] - cost_free[stock]))
+log "$role: per connection: stock $((cost_free[stock])) bytes, ours $((cost_free[ours])) bytes: ours adds $extra bytes ($((extra * 1000 / cost_free[stock])) per mille)"
+log "$role: per connection, per-CPU memory: stock $((cost_percpu[stock])) bytes, ours $((cost_percpu[ours])) bytes"
+check "$role: ours adds at most $pct% to the stock connection's memory ($extra of $((cost_free[stock])) bytes)" \
+	test $((extra * 100)) -le $((cost_free[stock] * pct))
+check "$role: no kernel warnings" test "$(kernel_problems)" = 0
+trap - ERR
+tap_done || {
+	[ -e /sync/failed ] || echo "$role" >/sync/failed
+	exit 1
+}
