@@ -34,12 +34,18 @@ enum rpcrdma_wqe_inline_side {
 	RPCRDMA_WQE_INLINE_CLIENT,
 };
 
+#define RPCRDMA_WQE_INLINE_SIDES	2
+
 /**
  * struct rpcrdma_wqe_inline_counts - one CPU's counts of a connection's Sends
- * @n: Sends posted, by how (inline, or why by reference) and size class
+ * @n: Sends posted, by how (inline, or why by reference)
+ *
+ * Allocated for every possible CPU, so it is kept small: 64 bytes, 16 KiB
+ * a connection on a machine of 256 possible CPUs. Sizes are counted per
+ * side, for all connections at once (wqe_inline_counters.c).
  */
 struct rpcrdma_wqe_inline_counts {
-	unsigned long	n[RPCRDMA_WQE_INLINE_HOW_NR][RPCRDMA_WQE_INLINE_SIZES];
+	unsigned long	n[RPCRDMA_WQE_INLINE_HOW_NR];
 };
 
 /**
@@ -54,9 +60,9 @@ struct rpcrdma_wqe_inline_counts {
  * @attempts: QP creations it took
  * @no_inv: only plain Sends may go inline, not Send With Invalidate
  * @behind_reg: a Send behind IB_WR_REG_MR WRs in its post may go inline
- * @sends: Sends posted, per CPU, by how (inline, or why by reference)
- *	and by size class: one per-CPU increment per Send, summed when
- *	read; NULL when they could not be allocated (then not counted)
+ * @sends: Sends posted, per CPU, by how (inline, or why by reference):
+ *	one per-CPU increment per Send, summed when read; NULL when they
+ *	could not be allocated (then not counted)
  *
  * Embedded, zeroed, in struct svcxprt_rdma and struct rpcrdma_ep.
  */

@@ -92,7 +92,7 @@ struct rpcrdma_wqe_inline_devs_snap *rpcrdma_wqe_inline_devs_snapshot(void);
  * @max: bytes a Send may carry inline
  * @attempts: QP creations it took
  * @counted: its Sends are counted (the per-CPU counters were allocated)
- * @sends: its Sends by how and size class, summed over the CPUs
+ * @sends: its Sends by how, summed over the CPUs
  */
 struct rpcrdma_wqe_inline_conn_snap {
 	struct sockaddr_storage		peer;
@@ -103,7 +103,7 @@ struct rpcrdma_wqe_inline_conn_snap {
 	u32				max;
 	u32				attempts;
 	bool				counted;
-	long sends[RPCRDMA_WQE_INLINE_HOW_NR][RPCRDMA_WQE_INLINE_SIZES];
+	long				sends[RPCRDMA_WQE_INLINE_HOW_NR];
 };
 
 /**
@@ -116,6 +116,18 @@ struct rpcrdma_wqe_inline_conns_snap {
 	struct rpcrdma_wqe_inline_conn_snap	conn[];
 };
 
+/**
+ * struct rpcrdma_wqe_inline_sizes - one side's Sends by how and size class
+ * @n: Sends posted since rpcrdma loaded, by how and size class
+ */
+struct rpcrdma_wqe_inline_sizes {
+	long	n[RPCRDMA_WQE_INLINE_HOW_NR][RPCRDMA_WQE_INLINE_SIZES];
+};
+
+void rpcrdma_wqe_inline_counters_init(void);
+void rpcrdma_wqe_inline_counters_exit(void);
+bool rpcrdma_wqe_inline_sizes_sum(struct rpcrdma_wqe_inline_sizes *sum,
+				  enum rpcrdma_wqe_inline_side side);
 void rpcrdma_wqe_inline_counters_alloc(struct rpcrdma_wqe_inline *wi,
 				       gfp_t gfp);
 void rpcrdma_wqe_inline_counters_free(struct rpcrdma_wqe_inline *wi);

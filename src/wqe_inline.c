@@ -42,6 +42,7 @@ int rpcrdma_wqe_inline_init(void)
 	ret = rpcrdma_wqe_inline_devs_init();
 	if (ret)
 		return ret;
+	rpcrdma_wqe_inline_counters_init();
 	rpcrdma_wqe_inline_debugfs_init();
 	rpcrdma_wqe_inline_params_loaded();
 	return 0;
@@ -53,5 +54,6 @@ int rpcrdma_wqe_inline_init(void)
 void rpcrdma_wqe_inline_exit(void)
 {
 	rpcrdma_wqe_inline_debugfs_exit();
+	rpcrdma_wqe_inline_counters_exit();
 	rpcrdma_wqe_inline_devs_exit();
 }

@@ -10,6 +10,11 @@
  * tracepoint). If they cannot be allocated, the connection is made all
  * the same, as the stock module would, and its Sends go uncounted
  * ('counted=0' in 'connections').
+ *
+ * Per-CPU memory is taken for every possible CPU, which a large server
+ * has hundreds of, so a connection counts only how its Sends went (64
+ * bytes a CPU); their size classes, which tell what a larger inline size
+ * would catch, are counted once per side for all connections.
  */
 
 #include <linux/percpu.h>
@@ -24,6 +29,58 @@
 static HLIST_HEAD(rpcrdma_wqe_inline_conns);
 static DEFINE_SPINLOCK(rpcrdma_wqe_inline_conns_lock);
 static unsigned int rpcrdma_wqe_inline_nconns;
+
+/* One CPU's counts of each side's Sends by how and size class */
+struct rpcrdma_wqe_inline_sides {
+	struct rpcrdma_wqe_inline_sizes	side[RPCRDMA_WQE_INLINE_SIDES];
+};
+
+/* Since rpcrdma loaded; NULL when they could not be allocated */
+static struct rpcrdma_wqe_inline_sides __percpu *rpcrdma_wqe_inline_sizes;
+
+/**
+ * rpcrdma_wqe_inline_counters_init - allocate the sides' size counters
+ *
+ * Without them rpcrdma works all the same, and 'sends' says so.
+ */
+void rpcrdma_wqe_inline_counters_init(void)
+{
+	rpcrdma_wqe_inline_sizes = alloc_percpu(struct rpcrdma_wqe_inline_sides);
+}
+
+/**
+ * rpcrdma_wqe_inline_counters_exit - free the sides' size counters
+ */
+void rpcrdma_wqe_inline_counters_exit(void)
+{
+	free_percpu(rpcrdma_wqe_inline_sizes);
+}
+
+/**
+ * rpcrdma_wqe_inline_sizes_sum - one side's Sends by how and size class
+ * @sum: filled in, summed over the CPUs
+ * @side: server or client
+ *
+ * Return: true, or false when they are not counted (@sum is zeroed).
+ */
+bool rpcrdma_wqe_inline_sizes_sum(struct rpcrdma_wqe_inline_sizes *sum,
+				  enum rpcrdma_wqe_inline_side side)
+{
+	const struct rpcrdma_wqe_inline_sizes *c;
+	unsigned int h, s;
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	if (!rpcrdma_wqe_inline_sizes)
+		return false;
+	for_each_possible_cpu(cpu) {
+		c = &per_cpu_ptr(rpcrdma_wqe_inline_sizes, cpu)->side[side];
+		for (h = 0; h < RPCRDMA_WQE_INLINE_HOW_NR; h++)
+			for (s = 0; s < RPCRDMA_WQE_INLINE_SIZES; s++)
+				sum->n[h][s] += READ_ONCE(c->n[h][s]);
+	}
+	return true;
+}
 
 /**
  * rpcrdma_wqe_inline_counters_alloc - give a connection its Send counters
@@ -62,24 +119,21 @@ void rpcrdma_wqe_inline_conn_add(struct rpcrdma_wqe_inline *wi)
 	spin_unlock(&rpcrdma_wqe_inline_conns_lock);
 }
 
-/* The Sends of @wi summed over the CPUs, by how and size class */
-static void
-rpcrdma_wqe_inline_sum(const struct rpcrdma_wqe_inline *wi,
-		       long sends[RPCRDMA_WQE_INLINE_HOW_NR][RPCRDMA_WQE_INLINE_SIZES])
+/* The Sends of @wi summed over the CPUs, by how */
+static void rpcrdma_wqe_inline_sum(const struct rpcrdma_wqe_inline *wi,
+				   long sends[RPCRDMA_WQE_INLINE_HOW_NR])
 {
 	const struct rpcrdma_wqe_inline_counts *c;
-	unsigned int h, s;
+	unsigned int h;
 	int cpu;
 
-	memset(sends, 0, sizeof(long) * RPCRDMA_WQE_INLINE_HOW_NR *
-	       RPCRDMA_WQE_INLINE_SIZES);
+	memset(sends, 0, sizeof(long) * RPCRDMA_WQE_INLINE_HOW_NR);
 	if (!wi->sends)
 		return;
 	for_each_possible_cpu(cpu) {
 		c = per_cpu_ptr(wi->sends, cpu);
 		for (h = 0; h < RPCRDMA_WQE_INLINE_HOW_NR; h++)
-			for (s = 0; s < RPCRDMA_WQE_INLINE_SIZES; s++)
-				sends[h][s] += READ_ONCE(c->n[h][s]);
+			sends[h] += READ_ONCE(c->n[h]);
 	}
 }
 
@@ -138,9 +192,9 @@ struct rpcrdma_wqe_inline_conns_snap *rpcrdma_wqe_inline_conns_snapshot(void)
  */
 void rpcrdma_wqe_inline_release(struct rpcrdma_wqe_inline *wi)
 {
-	long sends[RPCRDMA_WQE_INLINE_HOW_NR][RPCRDMA_WQE_INLINE_SIZES];
-	long n_inline = 0, n_byref = 0;
-	unsigned int h, s;
+	long sends[RPCRDMA_WQE_INLINE_HOW_NR];
+	long n_byref = 0;
+	unsigned int h;
 
 	if (hlist_unhashed(&wi->node))
 		return;
@@ -150,14 +204,12 @@ void rpcrdma_wqe_inline_release(struct rpcrdma_wqe_inline *wi)
 	spin_unlock(&rpcrdma_wqe_inline_conns_lock);
 	if (trace_rpcrdma_wqe_inline_release_enabled()) {
 		rpcrdma_wqe_inline_sum(wi, sends);
-		for (h = 0; h < RPCRDMA_WQE_INLINE_HOW_NR; h++)
-			for (s = 0; s < RPCRDMA_WQE_INLINE_SIZES; s++) {
-				if (h == RPCRDMA_WQE_INLINE_HOW_INLINE)
-					n_inline += sends[h][s];
-				else
-					n_byref += sends[h][s];
-			}
-		trace_rpcrdma_wqe_inline_release(wi, n_inline, n_byref);
+		for (h = RPCRDMA_WQE_INLINE_HOW_INLINE + 1;
+		     h < RPCRDMA_WQE_INLINE_HOW_NR; h++)
+			n_byref += sends[h];
+		trace_rpcrdma_wqe_inline_release(wi,
+						 sends[RPCRDMA_WQE_INLINE_HOW_INLINE],
+						 n_byref);
 	}
 	rpcrdma_wqe_inline_counters_free(wi);
 }
@@ -171,7 +223,8 @@ void rpcrdma_wqe_inline_release(struct rpcrdma_wqe_inline *wi)
  *	    chained in front of it, or a server Reply's chunk data
  *
  * Called immediately before ib_post_send(): the WR is not read after
- * it is posted. One per-CPU increment per Send: by @how and size class.
+ * it is posted. Two per-CPU increments per Send: the connection's, by
+ * @how, and its side's, by @how and size class.
  */
 void rpcrdma_wqe_inline_posting(struct rpcrdma_wqe_inline *wi,
 				const struct ib_send_wr *send_wr,
@@ -179,8 +232,11 @@ void rpcrdma_wqe_inline_posting(struct rpcrdma_wqe_inline *wi,
 {
 	u32 len = rpcrdma_wqe_inline_msg_len(send_wr->sg_list,
 					     send_wr->num_sge);
+	unsigned int class = rpcrdma_wqe_inline_size_class(len);
 
 	if (likely(wi->sends))
-		this_cpu_inc(wi->sends->n[how][rpcrdma_wqe_inline_size_class(len)]);
+		this_cpu_inc(wi->sends->n[how]);
+	if (likely(rpcrdma_wqe_inline_sizes))
+		this_cpu_inc(rpcrdma_wqe_inline_sizes->side[wi->side].n[how][class]);
 	trace_rpcrdma_wqe_inline_post(wi, send_wr, how, len, behind);
 }

@@ -3,8 +3,9 @@
  * rpcrdma-inline: debugfs, in /sys/kernel/debug/rpcrdma_inline/.
  *
  *   connections  one line per connection: what it was granted, its Sends
- *                inline and by reference, why by reference, their sizes
- *   sends        per connection, one line per how, Sends by size class
+ *                inline and by reference, why by reference
+ *   sends        per side, one line per how: the Sends of all connections
+ *                since rpcrdma loaded, by size class
  *   devices      one line per RDMA device: its verdict, the memo written
  *                last, and why
  *   memos        one line per device, side and QP shape remembered
@@ -52,66 +53,56 @@ static void rpcrdma_wqe_inline_show_conn(struct seq_file *m,
 }
 
 /* One line per connection: what it was granted, its Sends inline and by
- * reference, why by reference, and their sizes
+ * reference, and why by reference
  */
 static int rpcrdma_wqe_inline_connections_show(struct seq_file *m, void *v)
 {
 	const struct rpcrdma_wqe_inline_conn_snap *c = v;
-	long how[RPCRDMA_WQE_INLINE_HOW_NR] = {};
-	long size[RPCRDMA_WQE_INLINE_SIZES] = {};
 	long byref = 0;
-	unsigned int h, s;
+	unsigned int h;
 
-	for (h = 0; h < RPCRDMA_WQE_INLINE_HOW_NR; h++)
-		for (s = 0; s < RPCRDMA_WQE_INLINE_SIZES; s++) {
-			how[h] += c->sends[h][s];
-			size[s] += c->sends[h][s];
-		}
 	for (h = RPCRDMA_WQE_INLINE_HOW_INLINE + 1; h < RPCRDMA_WQE_INLINE_HOW_NR; h++)
-		byref += how[h];
+		byref += c->sends[h];
 	rpcrdma_wqe_inline_show_conn(m, c);
 	seq_printf(m, " asked=%u granted=%u max=%u attempts=%u inline=%ld byref=%ld",
 		   c->asked, c->reported, c->max, c->attempts,
-		   how[RPCRDMA_WQE_INLINE_HOW_INLINE], byref);
+		   c->sends[RPCRDMA_WQE_INLINE_HOW_INLINE], byref);
 	for (h = RPCRDMA_WQE_INLINE_HOW_INLINE + 1; h < RPCRDMA_WQE_INLINE_HOW_NR; h++)
-		seq_printf(m, " %s=%ld", rpcrdma_wqe_inline_how_name(h), how[h]);
-	for (s = 0; s < RPCRDMA_WQE_INLINE_SIZES; s++)
-		seq_printf(m, " %s=%ld", rpcrdma_wqe_inline_size_name(s), size[s]);
+		seq_printf(m, " %s=%ld", rpcrdma_wqe_inline_how_name(h), c->sends[h]);
 	seq_printf(m, " counted=%d\n", c->counted);
 	return 0;
 }
 
-/* Per connection, one line per how (inline, or why by reference) with
- * its Sends by size class: which inline size would catch what
+/* Per side, one line per how (inline, or why by reference) with the
+ * Sends of all its connections since rpcrdma loaded, by size class:
+ * which inline size would catch what
  */
 static int rpcrdma_wqe_inline_sends_show(struct seq_file *m, void *v)
 {
-	const struct rpcrdma_wqe_inline_conn_snap *c = v;
-	unsigned int h, s;
+	struct rpcrdma_wqe_inline_sizes sum;
+	unsigned int side, h, s;
+	bool counted;
 
-	for (h = 0; h < RPCRDMA_WQE_INLINE_HOW_NR; h++) {
-		rpcrdma_wqe_inline_show_conn(m, c);
-		seq_printf(m, " how=%s", rpcrdma_wqe_inline_how_name(h));
-		for (s = 0; s < RPCRDMA_WQE_INLINE_SIZES; s++)
-			seq_printf(m, " %s=%ld", rpcrdma_wqe_inline_size_name(s),
-				   c->sends[h][s]);
-		seq_putc(m, '\n');
+	for (side = 0; side < RPCRDMA_WQE_INLINE_SIDES; side++) {
+		counted = rpcrdma_wqe_inline_sizes_sum(&sum, side);
+		for (h = 0; h < RPCRDMA_WQE_INLINE_HOW_NR; h++) {
+			seq_printf(m, "%s how=%s", rpcrdma_wqe_inline_side_name(side),
+				   rpcrdma_wqe_inline_how_name(h));
+			for (s = 0; s < RPCRDMA_WQE_INLINE_SIZES; s++)
+				seq_printf(m, " %s=%ld", rpcrdma_wqe_inline_size_name(s),
+					   sum.n[h][s]);
+			seq_printf(m, " counted=%d\n", counted);
+		}
 	}
 	return 0;
 }
+DEFINE_SHOW_ATTRIBUTE(rpcrdma_wqe_inline_sends);
 
 static const struct seq_operations rpcrdma_wqe_inline_connections_sops = {
 	.start	= rpcrdma_wqe_inline_conns_start,
 	.next	= rpcrdma_wqe_inline_conns_next,
 	.stop	= rpcrdma_wqe_inline_stop,
 	.show	= rpcrdma_wqe_inline_connections_show,
-};
-
-static const struct seq_operations rpcrdma_wqe_inline_sends_sops = {
-	.start	= rpcrdma_wqe_inline_conns_start,
-	.next	= rpcrdma_wqe_inline_conns_next,
-	.stop	= rpcrdma_wqe_inline_stop,
-	.show	= rpcrdma_wqe_inline_sends_show,
 };
 
 static void *rpcrdma_wqe_inline_devs_start(struct seq_file *m, loff_t *pos)
@@ -190,8 +181,7 @@ static int rpcrdma_wqe_inline_open(struct inode *inode, struct file *file)
 	void *snap;
 	int ret;
 
-	if (sops == &rpcrdma_wqe_inline_connections_sops ||
-	    sops == &rpcrdma_wqe_inline_sends_sops)
+	if (sops == &rpcrdma_wqe_inline_connections_sops)
 		snap = rpcrdma_wqe_inline_conns_snapshot();
 	else
 		snap = rpcrdma_wqe_inline_devs_snapshot();
@@ -243,9 +233,8 @@ void rpcrdma_wqe_inline_debugfs_init(void)
 	debugfs_create_file("memos", 0400, dir,
 			    (void *)&rpcrdma_wqe_inline_memos_sops,
 			    &rpcrdma_wqe_inline_fops);
-	debugfs_create_file("sends", 0400, dir,
-			    (void *)&rpcrdma_wqe_inline_sends_sops,
-			    &rpcrdma_wqe_inline_fops);
+	debugfs_create_file("sends", 0400, dir, NULL,
+			    &rpcrdma_wqe_inline_sends_fops);
 	rpcrdma_wqe_inline_debugfs = dir;
 }
 

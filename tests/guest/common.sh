@@ -12,8 +12,9 @@
 #                                      a tmpfs on /export
 #   conn_line SIDE                     the debugfs connection line of SIDE
 #   conn_field SIDE KEY                one KEY=VALUE of that line
-#   conn_sums_agree SIDE               its reasons add up to byref, its
-#                                      size classes to inline + byref
+#   conn_sums_agree SIDE               its reasons add up to byref
+#   side_sends SIDE                    SIDE's Sends since load, by size
+#   sizes_agree SIDE BASE              those since BASE are its connection's
 #   ours_loaded                        the loaded rpcrdma is rpcrdma-inline
 #   settle FUNC WANT [TRIES] [PAUSE]   run FUNC until it prints WANT (or
 #                                      TRIES times), print its last output
@@ -89,16 +90,39 @@ conn_field() {
 }
 
 # conn_sums_agree SIDE: on SIDE's connection line, the reasons by reference
-# add up to byref, and the size classes to inline + byref
+# add up to byref
 conn_sums_agree() {
 	conn_line "$1" | awk '{
 		for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 		why = v["chunks"] + v["chained"] + v["off"] + v["pages"] + v["unpulled"] + v["large"] + v["sge"]
-		size = v["le64"] + v["le128"] + v["le256"] + v["le512"] + v["le1024"] + v["gt1024"]
-		ok = v["byref"] != "" && why == v["byref"] && size == v["inline"] + v["byref"]
-		if (!ok) print "# byref=" v["byref"] " reasons=" why " inline+byref=" v["inline"] + v["byref"] " sizes=" size
+		ok = v["byref"] != "" && why == v["byref"]
+		if (!ok) print "# byref=" v["byref"] " reasons=" why
 		exit !ok
 	}'
+}
+
+# side_sends SIDE: SIDE's Sends since rpcrdma loaded, added up over the
+# size classes of debugfs 'sends'
+SENDS=/sys/kernel/debug/rpcrdma_inline/sends
+side_sends() {
+	awk -v s="$1" '$1 == s { for (i = 3; i <= NF; i++) {
+		split($i, kv, "="); if (kv[1] ~ /^(le|gt)[0-9]+$/) n += kv[2] } }
+		END { print n + 0 }' "$SENDS"
+}
+
+# sizes_agree SIDE BASE: the Sends of SIDE counted by size since
+# side_sends printed BASE are those of its one connection (read again
+# while NFSv4 lease renewals move them)
+sizes_agree() {
+	local a b _
+	for _ in $(seq 20); do
+		a=$(($(side_sends "$1") - $2))
+		b=$(($(conn_field "$1" inline) + $(conn_field "$1" byref)))
+		[ "$a" = "$b" ] && return 0
+		sleep 0.3
+	done
+	log "$1: sends has $a since the mount, connections $b"
+	return 1
 }
 
 ours_loaded() {
