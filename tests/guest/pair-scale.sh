@@ -2,18 +2,24 @@
 # Scale and memory, in each guest of a pair (tests/test-pair.sh with
 # PAIR_SCALE=1, both guests booted with possible_cpus=256 as a large
 # server would be): the client mounts four addresses of the server, each
-# with nconnect=16, NFSv3, so that each side holds 64 connections. Two
-# rounds in one boot, the stock rpcrdma on both sides first, then ours.
-# In each round both sides measure what the connections cost, as MemFree
-# (after dropping caches) and the percpu allocator's share (Percpu) with
-# the connections up against before the first mount, per connection.
-# Then, under fio on all four mounts, the server reads `status` and every
-# debugfs file again and again; and (ours) every connection took one QP
-# creation, as the driver counts them.
+# with nconnect=16, NFSv3, so that each side holds 64 connections. Three
+# rounds in one boot, the same module on both sides: stock, ours at
+# inline_size=256, ours at inline_size=0. In each round both sides
+# measure what the connections cost: MemFree (after dropping caches) with
+# the connections up against before the first mount, per connection, and
+# of it the per-CPU (Percpu), slab and vmalloc shares. Then, under fio on
+# all four mounts, the server reads `status` and every debugfs file again
+# and again; and (ours) every connection took one QP creation, as the
+# driver counts them.
 #
-# Checks: 64 connections on each side in both rounds; ours adds at most
-# 5% (PAIR_SCALE_PCT) to the stock connection's memory on each side, by
-# MemFree (the per-CPU share is reported beside it); status and debugfs
+# Ours at inline_size=0 costs what our own code allocates (the per-CPU
+# counters, the state in the transport); at 256 the driver's send queue
+# grows as well, as a device makes room for inline data in every WQE
+# (rxe: each WQE max(SGEs x 16, inline) bytes), reported apart.
+#
+# Checks: 64 connections on each side in every round; our allocations
+# (ours at 0 against stock) add at most 5% (PAIR_SCALE_PCT) to the stock
+# connection's memory on each side, by MemFree; status and debugfs
 # readable under load; one QP creation per connection.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../vm/guest/lib.sh
@@ -52,8 +58,9 @@ fi
 
 rc_qps() { rdma resource show qp 2>/dev/null | grep -c ' type RC ' || true; }
 
-# mem: "MEMFREE PERCPU" in KiB, after reclaim has had its go (settled
-# twice, as the connections' teardown frees memory a little later)
+# mem: "MEMFREE PERCPU SLAB VMALLOC" in KiB, after reclaim has had its go
+# (settled twice, as the connections' teardown frees memory a little
+# later)
 mem() {
 	local _
 	for _ in 1 2; do
@@ -61,20 +68,32 @@ mem() {
 		echo 3 >/proc/sys/vm/drop_caches
 		sleep 2
 	done
-	awk '$1 == "MemFree:" { f = $2 } $1 == "Percpu:" { p = $2 } END { print f, p }' /proc/meminfo
+	awk '$1 == "MemFree:" { f = $2 } $1 == "Percpu:" { p = $2 } $1 == "Slab:" { s = $2 }
+		$1 == "VmallocUsed:" { v = $2 } END { print f, p, s, v }' /proc/meminfo
 }
 
+# per_conn KIB0 KIB1 N: bytes per connection
+per_conn() { echo $((($2 - $1) * 1024 / $3)); }
+
 declare -A cost_free cost_percpu
-round() { # MODULE
-	local mod=$1 f0 p0 f1 p1 n q0 reads=0 bad=0 i
-	if [ "$mod" = ours ]; then
-		install_ours
-		check "$role: $mod: the loaded rpcrdma is rpcrdma-inline" ours_loaded
-	else
+round() { # ROUND: stock, ours256 (inline_size=256) or ours0 (inline_size=0)
+	local mod=$1 f0 p0 s0 v0 f1 p1 s1 v1 n q0 reads=0 bad=0 i
+	case $mod in
+	stock)
 		modprobe rpcrdma
 		check "$role: $mod: the loaded rpcrdma is the stock one" \
 			bash -c "! [ -f /sys/module/rpcrdma/parameters/inline_size ]"
-	fi
+		;;
+	ours256)
+		install_ours
+		check "$role: $mod: the loaded rpcrdma is rpcrdma-inline" ours_loaded
+		;;
+	ours0)
+		modprobe rpcrdma inline_size=0
+		check "$role: $mod: rpcrdma-inline loaded with inline_size=0" \
+			test "$(cat /sys/module/rpcrdma/parameters/inline_size)" = 0
+		;;
+	esac
 	q0=$(cat /sys/module/inline_limit/parameters/created)
 	if [ $side = server ]; then
 		if [ "$mod" = stock ]; then
@@ -83,13 +102,13 @@ round() { # MODULE
 			dd if=/dev/urandom of=/export/seed bs=1M count=1 status=none
 		fi
 		nfs_server_start /export
-		read -r f0 p0 <<<"$(mem)"
+		read -r f0 p0 s0 v0 <<<"$(mem)"
 		sync_say "server-up-$mod"
 		sync_wait "connected-$mod" 1800
 	else
 		nfs_client_start
 		sync_wait "server-up-$mod" 1800
-		read -r f0 p0 <<<"$(mem)"
+		read -r f0 p0 s0 v0 <<<"$(mem)"
 		for i in $(seq 0 $((mounts - 1))); do
 			mkdir -p "/mnt/s$i"
 			mount -t nfs -o "rdma,port=$NFS_RDMA_PORT,vers=3,hard,nconnect=$nconnect" \
@@ -103,12 +122,15 @@ round() { # MODULE
 	fi
 	n=$(settle rc_qps "$want" 60 0.5)
 	check "$role: $mod: $want connections (RC QPs: $n)" test "$n" = "$want"
-	read -r f1 p1 <<<"$(mem)"
-	cost_free[$mod]=$(((f0 - f1) * 1024 / n))
-	cost_percpu[$mod]=$(((p1 - p0) * 1024 / n))
-	log "$role: $mod: $n connections cost $((f0 - f1)) KiB of MemFree ($((cost_free[$mod])) bytes each), of it $((p1 - p0)) KiB per-CPU ($((cost_percpu[$mod])) bytes each)"
+	read -r f1 p1 s1 v1 <<<"$(mem)"
+	cost_free[$mod]=$(per_conn "$f1" "$f0" "$n")
+	cost_percpu[$mod]=$(per_conn "$p0" "$p1" "$n")
+	log "$role: $mod: $n connections cost $((f0 - f1)) KiB of MemFree, $((cost_free[$mod])) bytes each; of it, each: per-CPU $((cost_percpu[$mod])), slab $(per_conn "$s0" "$s1" "$n"), vmalloc $(per_conn "$v0" "$v1" "$n")"
 	log "$role: $mod: QP creations at the driver for them: $(($(cat /sys/module/inline_limit/parameters/created) - q0))"
-	if [ "$mod" = ours ]; then
+	if [ "$mod" != stock ]; then
+		check "$role: $mod: every connection granted $(cat /sys/module/rpcrdma/parameters/inline_size) bytes" \
+			test "$(awk -v s=$side -v w="max=$(cat /sys/module/rpcrdma/parameters/inline_size)" \
+				'$1 == s { for (f = 2; f <= NF; f++) if ($f == w) k++ } END { print k + 0 }' "$CONNS")" = "$n"
 		check "$role: $mod: one QP creation per connection" \
 			test "$(($(cat /sys/module/inline_limit/parameters/created) - q0))" = "$n"
 		check "$role: $mod: $n connections of ours listed, each made with one creation" \
@@ -131,6 +153,7 @@ round() { # MODULE
 		check "$role: $mod: fio on all $mounts mounts at once" test "$rc" = 0
 		log "$role: $mod: load: $(grep -h -E '^ *read: IOPS' /tmp/fio-load*.out | tr -s ' ' | tr '\n' ';')"
 		sync_say "load-done-$mod"
+		sync_wait "reads-done-$mod" 600
 		for i in $(seq 0 $((mounts - 1))); do
 			umount "/mnt/s$i"
 		done
@@ -141,26 +164,29 @@ round() { # MODULE
 		sync_wait "load-started-$mod" 600
 		while [ ! -e "/sync/load-done-$mod" ] && [ ! -e /sync/failed ]; do
 			reads=$((reads + 1))
-			if [ "$mod" = ours ]; then
-				/src/scripts/rpcrdma-inline status >/tmp/status.out 2>&1 || bad=$((bad + 1))
+			if [ "$mod" != stock ]; then
+				/src/scripts/rpcrdma-inline status >/tmp/status.out 2>&1 ||
+					{ log "$role: status: exit $?" && bad=$((bad + 1)); }
 				for f in /sys/kernel/debug/rpcrdma_inline/*; do
-					cat "$f" >/dev/null || bad=$((bad + 1))
+					cat "$f" >/dev/null || { log "$role: cat $f failed" && bad=$((bad + 1)); }
 				done
-				[ "$(grep -c "^server " "$CONNS")" = "$n" ] || bad=$((bad + 1))
+				i=$(grep -c "^server " "$CONNS" || true)
+				[ "$i" = "$n" ] || { log "$role: $i connections listed" && bad=$((bad + 1)); }
 			else
 				rdma resource show qp >/dev/null || bad=$((bad + 1))
 			fi
 			sleep 0.2
 		done
+		sync_say "reads-done-$mod"
 		log "$role: $mod: read status and debugfs $reads times under load, $bad failed"
-		if [ "$mod" = ours ]; then
+		if [ "$mod" != stock ]; then
 			check "$role: $mod: status and every debugfs file readable under load ($reads reads)" \
 				test "$reads" -gt 5 -a "$bad" = 0
 			log "$role: $mod: $(grep -A3 -i connections /tmp/status.out | head -n 4 | tr '\n' ';')"
 		fi
 		sync_wait "client-done-$mod" 900
 		nfs_server_stop
-		if [ "$mod" = ours ]; then
+		if [ "$mod" != stock ]; then
 			check "$role: $mod: no connection of ours left listed" conns_gone
 		fi
 		unload_rpcrdma
@@ -168,11 +194,14 @@ round() { # MODULE
 }
 
 round stock
-round ours
-extra=$((cost_free[ours] - cost_free[stock]))
-log "$role: per connection: stock $((cost_free[stock])) bytes, ours $((cost_free[ours])) bytes: ours adds $extra bytes ($((extra * 1000 / cost_free[stock])) per mille)"
-log "$role: per connection, per-CPU memory: stock $((cost_percpu[stock])) bytes, ours $((cost_percpu[ours])) bytes"
-check "$role: ours adds at most $pct% to the stock connection's memory ($extra of $((cost_free[stock])) bytes)" \
+round ours256
+round ours0
+extra=$((cost_free[ours0] - cost_free[stock]))
+queue=$((cost_free[ours256] - cost_free[ours0]))
+log "$role: per connection: stock $((cost_free[stock])) bytes; ours at inline_size=0 $((cost_free[ours0])), at 256 $((cost_free[ours256]))"
+log "$role: per connection: our allocations add $extra bytes ($((extra * 1000 / cost_free[stock])) per mille); inline data of 256 bytes $queue more in the driver ($((queue * 1000 / cost_free[stock])) per mille)"
+log "$role: per connection, per-CPU memory: stock $((cost_percpu[stock])) bytes, ours $((cost_percpu[ours0])) and $((cost_percpu[ours256]))"
+check "$role: our allocations add at most $pct% to the stock connection's memory ($extra of $((cost_free[stock])) bytes)" \
 	test $((extra * 100)) -le $((cost_free[stock] * pct))
 check "$role: no kernel warnings" test "$(kernel_problems)" = 0
 trap - ERR
