@@ -60,7 +60,7 @@ for f in loss1 loss5 delay10 dup1 linkdown20 mtu9000; do
 done
 extra=(pair-7.3-stock-6.1-ours pair-6.1-stock-7.3-ours pair-7.3-ours-6.1-stock pair-6.1-ours-7.3-stock
 	"${wire_faults[@]}"
-	faults-7.3 faults-6.1 faults-6.12+deb13 all-kernels bench-delay)
+	pair-6.1-ours-6.1-ours-scale faults-7.3 faults-6.1 faults-6.12+deb13 all-kernels bench-delay)
 deep=("${extra_guests[@]}" "${full[@]}" "${extra[@]}")
 # How many QEMUs run in the background at once (a pair is two). Check
 # starts its pair and two guests at once beside its three builds: a pair
