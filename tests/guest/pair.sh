@@ -182,6 +182,15 @@ fio_slowest() {
 	} END { printf "%.3f", max }' "$1"
 }
 
+# op_count OP: how many OP calls the mount on /mnt sent (mountstats)
+op_count() {
+	awk -v op="$1:" '$1 == "device" { inmp = ($5 == "/mnt") } inmp && $1 == op { print $2; n = 1; exit }
+		END { if (!n) print 0 }' /proc/self/mountstats
+}
+
+# backchannel VERS: whether VERS has one (NFSv4.1 and later)
+backchannel() { [[ $1 =~ ^4\.[1-9] ]]; }
+
 # reconnects: the rdma transport's connect count of /mnt (mountstats)
 connects() {
 	awk '$1 == "device" { inmp = ($5 == "/mnt") } inmp && $1 == "xprt:" && $2 == "rdma" { print $5; exit }' \
@@ -204,6 +213,8 @@ if [ $side = server ]; then
 		prev=$vers
 		read -r d_i0 d_b0 <<<"$(driver_now)"
 		qp_base=$(qp_created)
+		# The file whose read delegation is recalled over the backchannel
+		echo "held by the client" >"/export/deleg-$vers"
 		sync_say "server-base-$vers"
 		if [ -n "${PAIR_LINKDOWN:-}" ]; then
 			sync_wait "writes-started-$vers" 600
@@ -213,6 +224,17 @@ if [ $side = server ]; then
 			sleep "$PAIR_LINKDOWN"
 			ip link set eth0 up
 			log "$role: vers=$vers: eth0 up again"
+		fi
+		if backchannel "$vers"; then
+			# A local writer breaks the client's read delegation: nfsd
+			# sends CB_RECALL on the client's RDMA connection, and the
+			# open waits until the client has returned it (or, with no
+			# backchannel, until the lease break times out)
+			sync_wait "deleg-held-$vers" 2400
+			t=$SECONDS
+			echo "written by the server" >>"/export/deleg-$vers"
+			log "$role: vers=$vers: a local write to the delegated file took $((SECONDS - t)) s"
+			sync_say "deleg-broken-$vers"
 		fi
 		sync_wait "io-done-$vers" 2400
 		read -r oi ob di db <<<"$(sends_now "$d_i0" "$d_b0")"
@@ -300,6 +322,23 @@ else
 		echo 3 >/proc/sys/vm/drop_caches
 		check "$role: vers=$vers: $nfiles small files read back equal through the mount" \
 			bash -c "cd /mnt/tree-$vers && sha256sum --quiet -c /sync/manifest-$vers"
+		if backchannel "$vers"; then
+			# The backchannel across the wire: hold the file open for
+			# reading (a read delegation), let the server write it, and
+			# see the delegation returned, which the client does when
+			# the server's CB_RECALL reaches it
+			r0=$(op_count DELEGRETURN)
+			exec 3<"/mnt/deleg-$vers"
+			cat <&3 >/dev/null
+			sync_say "deleg-held-$vers"
+			sync_wait "deleg-broken-$vers" 600
+			exec 3<&-
+			r1=$(op_count DELEGRETURN)
+			check "$role: vers=$vers: the server's CB_RECALL came over the backchannel: DELEGRETURN +$((r1 - r0))" \
+				test $((r1 - r0)) -ge 1
+			check "$role: vers=$vers: the server's write is read back" \
+				grep -q "written by the server" "/mnt/deleg-$vers"
+		fi
 		read -r oi ob di db <<<"$(sends_now "$d_i0" "$d_b0")"
 		ri=$(cat /sys/module/inline_limit/parameters/sends_reg_inline)
 		log "$role: vers=$vers: Sends: ours $oi inline, $ob by reference; driver $di inline, $db by reference (+$((ri - ri0)) inline behind a REG_MR) in $((SECONDS - t)) s"
