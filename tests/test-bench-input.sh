@@ -125,6 +125,26 @@ bench_fn "why_byref: the reasons that grew, in the connection line's order" 0 "c
 	"why_byref '$b' '$a'"
 bench_fn "why_byref: none grew" 0 "-" "why_byref '$a' '$a'"
 
+# The NIC's identity in the report's header, from a sysfs of one
+# ConnectX port on a RoCE netdev at MTU 4200 (and a port with no netdev)
+sys=$work/sys
+mkdir -p "$sys/class/infiniband/mlx5_0/ports/1/gid_attrs/ndevs" "$sys/class/infiniband/mlx5_0/ports/2" \
+	"$sys/class/net/ens1f0np0"
+echo MT4129 >"$sys/class/infiniband/mlx5_0/hca_type"
+echo MT_0000000838 >"$sys/class/infiniband/mlx5_0/board_id"
+echo 28.39.1002 >"$sys/class/infiniband/mlx5_0/fw_ver"
+echo Ethernet >"$sys/class/infiniband/mlx5_0/ports/1/link_layer"
+echo "4: ACTIVE" >"$sys/class/infiniband/mlx5_0/ports/1/state"
+echo "100 Gb/sec (4X EDR)" >"$sys/class/infiniband/mlx5_0/ports/1/rate"
+echo ens1f0np0 >"$sys/class/infiniband/mlx5_0/ports/1/gid_attrs/ndevs/0"
+echo 4200 >"$sys/class/net/ens1f0np0/mtu"
+bench_fn "nic_identity: a RoCE port, its board, firmware, link and netdev MTU" 0 \
+	"mlx5_0 port 1: hca_type=MT4129 board_id=MT_0000000838 fw_ver=28.39.1002 link_layer=Ethernet state=4:_ACTIVE rate=100_Gb/sec_(4X_EDR) netdev=ens1f0np0 mtu=4200" \
+	"nic_identity" RPCRDMA_INLINE_SYSFS="$sys"
+bench_fn "nic_identity: a port without a netdev or attributes prints - for each" 0 \
+	"mlx5_0 port 2: hca_type=MT4129 board_id=MT_0000000838 fw_ver=28.39.1002 link_layer=- state=- rate=- netdev=- mtu=-" \
+	"nic_identity" RPCRDMA_INLINE_SYSFS="$sys"
+
 # A df that reports FAKE_DF_KIB KiB available
 mkdir -p "$work/bin"
 cat >"$work/bin/df" <<'EOF'
