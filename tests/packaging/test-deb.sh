@@ -64,6 +64,7 @@ want_other=$(LC_ALL=C sort <<EOF
 /usr/share/doc/$BIN_PKG/changelog.Debian.gz
 /usr/share/doc/$BIN_PKG/copyright
 /usr/share/man/man8/rpcrdma-inline.8.gz
+$(for d in "$REPO"/docs/*.md; do echo "/usr/share/doc/$BIN_PKG/docs/${d##*/}$(gz "docs/${d##*/}")"; done)
 EOF
 )
 diff_lists "outside $srcdir: the command, its bench, its man page, the conffile, the docs; nothing else" \

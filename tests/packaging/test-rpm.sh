@@ -75,9 +75,10 @@ want_other=$(LC_ALL=C sort <<EOF
 /usr/sbin/rpcrdma-inline
 /usr/share/doc/$BIN_PKG-$version/README.md
 /usr/share/man/man8/rpcrdma-inline.8.gz
+$(for d in "$REPO"/docs/*.md; do echo "/usr/share/doc/$BIN_PKG-$version/docs/${d##*/}"; done)
 EOF
 )
-diff_lists "outside $srcdir: the command, its bench, its man page, the config file, README.md; nothing else" \
+diff_lists "outside $srcdir: the command, its bench, its man page, the config file, README.md and docs/; nothing else" \
 	"$want_other" "$(grep -v "^$srcdir/" <<<"$plain")"
 expect_eq "config files: /etc/modprobe.d/rpcrdma-inline.conf" \
 	"/etc/modprobe.d/rpcrdma-inline.conf" "$(q --configfiles)"
