@@ -231,6 +231,12 @@ if [ $side = server ]; then
 			# open waits until the client has returned it (or, with no
 			# backchannel, until the lease break times out)
 			sync_wait "deleg-held-$vers" 2400
+			# What nfsd holds for the client: its callback state (7.x
+			# prints it) and its delegations
+			for c in /proc/fs/nfsd/clients/*/; do
+				log "$role: vers=$vers: nfsd client ${c%/}: $(grep -hE 'callback|minor version|address' "$c/info" 2>/dev/null | tr '\n' ';')"
+				log "$role: vers=$vers: ... delegations: $(grep -c 'type: deleg' "$c/states" 2>/dev/null || true), on deleg-$vers: $(grep -A3 'type: deleg' "$c/states" 2>/dev/null | grep -c "deleg-$vers" || true)"
+			done
 			t=$SECONDS
 			echo "written by the server" >>"/export/deleg-$vers"
 			log "$role: vers=$vers: a local write to the delegated file took $((SECONDS - t)) s"
