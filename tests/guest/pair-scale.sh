@@ -61,12 +61,20 @@ rc_qps() { rdma resource show qp 2>/dev/null | grep -c ' type RC ' || true; }
 # mem: "MEMFREE PERCPU SLAB VMALLOC" in KiB, after reclaim has had its go
 # (settled twice, as the connections' teardown frees memory a little
 # later)
+# (and again until MemFree moves by less than 512 KiB in 2 s: an earlier
+# round's QPs and queues are freed by deferred work, after the module
+# that made them is gone; one round read 0 bytes a connection so)
+memfree() { awk '$1 == "MemFree:" { print $2 }' /proc/meminfo; }
 mem() {
-	local _
-	for _ in 1 2; do
+	local _ a b
+	b=$(memfree)
+	for _ in $(seq 15); do
+		a=$b
 		sync
 		echo 3 >/proc/sys/vm/drop_caches
 		sleep 2
+		b=$(memfree)
+		[ $((a - b)) -gt 512 ] || [ $((b - a)) -gt 512 ] || break
 	done
 	awk '$1 == "MemFree:" { f = $2 } $1 == "Percpu:" { p = $2 } $1 == "Slab:" { s = $2 }
 		$1 == "VmallocUsed:" { v = $2 } END { print f, p, s, v }' /proc/meminfo
@@ -95,6 +103,8 @@ round() { # ROUND: stock, ours256 (inline_size=256) or ours0 (inline_size=0)
 		;;
 	esac
 	q0=$(cat /sys/module/inline_limit/parameters/created)
+	n=$(settle rc_qps 0 120 0.5)
+	check "$role: $mod: no RC QP left of the round before ($n)" test "$n" = 0
 	if [ $side = server ]; then
 		if [ "$mod" = stock ]; then
 			mkdir -p /export
@@ -196,6 +206,12 @@ round() { # ROUND: stock, ours256 (inline_size=256) or ours0 (inline_size=0)
 round stock
 round ours256
 round ours0
+# A measurement that cannot be right fails, rather than passing the
+# budget: each round costs something, and no more than twice stock
+for r in ours256 ours0; do
+	check "$role: $r: a sane reading, between half and twice stock's ($((cost_free[$r])) against $((cost_free[stock])) bytes)" \
+		test $((cost_free[$r] * 2)) -ge $((cost_free[stock])) -a $((cost_free[$r])) -le $((cost_free[stock] * 2))
+done
 extra=$((cost_free[ours0] - cost_free[stock]))
 queue=$((cost_free[ours256] - cost_free[ours0]))
 log "$role: per connection: stock $((cost_free[stock])) bytes; ours at inline_size=0 $((cost_free[ours0])), at 256 $((cost_free[ours256]))"

@@ -7,7 +7,7 @@
 #                         [--allow REGEX ...] [--quiet] [--smp N]
 #                         [--nic udp:PORT:PEERPORT|listen:PORT|connect:PORT ...]
 #                         [--sync HOSTDIR]
-#                         [--name NAME]
+#                         [--name NAME] [--disk FILE]
 #
 #   --image DIR      an image directory printed by tests/vm/build-image.sh
 #   --kernel KVER    a kernel of that image (uname -r, or its series: 6.1, 6.12,
@@ -34,6 +34,9 @@
 #                    TCP, 02 for UDP
 #   --sync HOSTDIR   mounted read-write at /sync (guests of one set meet there)
 #   --name NAME      QEMU's -name (default rpcrdma-guest-KVER)
+#   --disk FILE      a raw disk image the guest keeps (/dev/vdb): written
+#                    through to FILE, so that it outlives this QEMU; QEMU's
+#                    pid is in OUTDIR/qemu.pid, for a test that kills it
 #
 # With no --nic the guest has no network device (-nic none). No guest gets
 # a host bridge, tap or route: no packet can leave the guests. The disk is
@@ -66,7 +69,7 @@ usage() {
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 image='' kernel='' out='' script='' append='' mem=3G timeout=1800 quiet=0
 share=$(cd "$here/../.." && pwd)
-envs=() allows=() nics=() sync='' smp='' qname=''
+envs=() allows=() nics=() sync='' smp='' qname='' disk=''
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--image) image=${2:?}; shift 2 ;;
@@ -84,6 +87,7 @@ while [[ $# -gt 0 ]]; do
 	--nic) nics+=("${2:?}"); shift 2 ;;
 	--sync) sync=${2:?}; shift 2 ;;
 	--name) qname=${2:?}; shift 2 ;;
+	--disk) disk=${2:?}; shift 2 ;;
 	-h | --help) usage ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
@@ -226,7 +230,10 @@ boot() {
 		-device "virtio-9p-pci,fsdev=src,mount_tag=src"
 		-fsdev "local,id=out,path=$(qemu_escape "$out"),security_model=none"
 		-device "virtio-9p-pci,fsdev=out,mount_tag=out"
-		-device virtio-rng-pci)
+		-device virtio-rng-pci -pidfile "$out/qemu.pid")
+	if [[ -n $disk ]]; then
+		args+=(-drive "file=$(qemu_escape "$disk"),if=virtio,format=raw,cache=writeback")
+	fi
 	if [[ -n $sync ]]; then
 		args+=(-fsdev "local,id=sync,path=$(qemu_escape "$sync"),security_model=none"
 			-device "virtio-9p-pci,fsdev=sync,mount_tag=sync")

@@ -5,6 +5,7 @@
 #                       --guest NAME:IMAGE_DIR:KERNEL ... [--share HOSTDIR]
 #                       [--timeout SECONDS] [--env NAME=VALUE ...]
 #                       [--allow REGEX ...] [--mem 2G] [--append KERNEL-ARGS]
+#                       [--disk NAME=FILE ...] [--restart NAME ...]
 #
 # The first --guest is the hub (the NFS server): it has one virtio-net NIC
 # per other guest, eth0 to the second, eth1 to the third, ...; each other
@@ -25,8 +26,15 @@
 # The guests meet in OUTDIR/sync, mounted at /sync in each (run-guest.sh
 # --sync); --append is every guest's extra kernel command line. Each
 # guest's console, log and status land in OUTDIR/NAME.
+# --disk gives guest NAME a disk image that outlives its QEMU (/dev/vdb).
+# A guest named by --restart may be killed on request: when any guest
+# creates /sync/kill-NAME, its QEMU gets SIGKILL (a power cut, as far as
+# the guest can tell), its output moves to OUTDIR/NAME-bootN, and it is
+# booted again with RG_BOOT=N+1 (RG_BOOT is 1 on the first boot), the same
+# wires and disk; its peers carry on.
 # When a guest fails (non-zero exit), the others are stopped; the exit
-# status is the first failure's (run-guest.sh's codes), or 0.
+# status is the first failure's (run-guest.sh's codes), or 0. A guest
+# killed on request is not a failure.
 set -euo pipefail
 
 log() { printf '[run-set] %s\n' "$*" >&2; }
@@ -41,7 +49,8 @@ usage() {
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 out='' script='' share='' timeout=1800 mem=2G
-guests=() common=()
+guests=() common=() restart=()
+declare -A disks=()
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--out) out=${2:?}; shift 2 ;;
@@ -53,6 +62,8 @@ while [[ $# -gt 0 ]]; do
 	--env) common+=(--env "${2:?}"); shift 2 ;;
 	--allow) common+=(--allow "${2:?}"); shift 2 ;;
 	--append) common+=(--append "${2:?}"); shift 2 ;;
+	--disk) [[ ${2:-} == *=* ]] || die "--disk takes NAME=FILE"; disks[${2%%=*}]=${2#*=}; shift 2 ;;
+	--restart) restart+=("${2:?}"); shift 2 ;;
 	-h | --help) usage ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
@@ -90,10 +101,12 @@ rm -rf "$out/sync"
 mkdir -p "$out/sync"
 
 addr() { echo "192.0.2.$((16 * $1 + $2))"; } # WIRE HOST(1 hub, 2 other)
-pids=()
+pids=() boots=()
 start() { # INDEX
-	local i=$1 n img k nicargs=() envs=() a=()
+	local i=$1 n img k nicargs=() envs=() a=() disk=()
 	IFS=: read -r n img k <<<"${guests[$i]}"
+	boots[i]=$((${boots[i]:-0} + 1))
+	[[ -z ${disks[$n]:-} ]] || disk=(--disk "${disks[$n]}")
 	if ((i == 0)); then
 		for w in $(seq 1 "$nwires"); do
 			if [[ $wire == udp ]]; then
@@ -113,13 +126,27 @@ start() { # INDEX
 		envs+=(--env "RG_PEER=$(addr "$i" 1)")
 	fi
 	envs+=(--env "RG_ROLE=$n" --env "RG_INDEX=$i" --env "RG_GUESTS=${names[*]}"
-		--env "RG_ADDRS=${a[*]}")
+		--env "RG_ADDRS=${a[*]}" --env "RG_BOOT=${boots[i]}")
 	mkdir -p "$out/$n"
 	"$here/run-guest.sh" --image "$img" --kernel "$k" --out "$out/$n" --script "$script" \
 		--name "rpcrdma-$n" --smp 1 --mem "$mem" --sync "$out/sync" --timeout "$timeout" --quiet \
-		"${nicargs[@]}" "${envs[@]}" "${common[@]}" >"$out/$n/run-guest.log" 2>&1 &
+		"${nicargs[@]}" "${disk[@]}" "${envs[@]}" "${common[@]}" >"$out/$n/run-guest.log" 2>&1 &
 	pids[i]=$!
-	log "$n: $k on $(basename "$img"), ${nicargs[*]}, pid ${pids[i]}"
+	log "$n: boot ${boots[i]}: $k on $(basename "$img"), ${nicargs[*]}, pid ${pids[i]}"
+}
+
+# kill_and_boot INDEX: the QEMU of a --restart guest killed (SIGKILL) as
+# it asked, its output kept apart, and the guest booted again
+kill_and_boot() {
+	local i=$1 n=${names[$1]} q
+	q=$(cat "$out/$n/qemu.pid" 2>/dev/null || true)
+	log "$n: killing its QEMU (pid ${q:-unknown}) as /sync/kill-$n asks"
+	[[ -z $q ]] || kill -KILL "$q" 2>/dev/null || true
+	wait "${pids[i]}" 2>/dev/null || true
+	rm -rf "$out/$n-boot${boots[i]}"
+	mv "$out/$n" "$out/$n-boot${boots[i]}"
+	rm -f "$out/sync/kill-$n"
+	start "$i"
 }
 
 stop_all() {
@@ -158,6 +185,10 @@ declare -A rcs=()
 while [[ ${#rcs[@]} -lt ${#pids[@]} ]]; do
 	for i in "${!pids[@]}"; do
 		[[ -z ${rcs[$i]:-} ]] || continue
+		if [[ -e $out/sync/kill-${names[i]} && " ${restart[*]} " == *" ${names[i]} "* ]]; then
+			kill_and_boot "$i"
+			continue
+		fi
 		kill -0 "${pids[i]}" 2>/dev/null && continue
 		rc=0
 		wait "${pids[i]}" || rc=$?
