@@ -55,7 +55,7 @@ full=("${check[@]}" build-6.12+deb13 build-6.12 build-7.2 packaging-upgrade
 extra_guests=(debug-6.12 debug-data-6.12 guest-6.12.113 guest-6.12 debug-stock-6.12)
 # The wire's faults, ours on both sides, then stock on both for comparison
 wire_faults=()
-for f in loss1 loss5 delay10 dup1 linkdown20 mtu9000; do
+for f in loss1 loss5 delay10 dup1 linkdown20 mtu9000 kill; do
 	wire_faults+=("pair-6.1-ours-6.1-ours-$f" "pair-6.1-stock-6.1-stock-$f")
 done
 extra=(pair-7.3-stock-6.1-ours pair-6.1-stock-7.3-ours pair-7.3-ours-6.1-stock pair-6.1-ours-7.3-stock
@@ -153,6 +153,9 @@ pair_args() {
 	delay10) env+=" PAIR_NETEM=delay,10ms,5ms" ;;
 	dup1) env+=" PAIR_NETEM=duplicate,1%" ;;
 	linkdown[0-9]*) env+=" PAIR_LINKDOWN=${fault#linkdown}" ;;
+	# The server's QEMU killed under the client's writes and booted
+	# again, NFSv3 then NFSv4.2 (tests/guest/pair-kill.sh)
+	kill) env="PAIR_KILL=1 PAIR_VERS=3,4.2" ;;
 	# The client's NIC at another MTU than the server's
 	mtu[0-9]*) env+=" PAIR_CLIENT_MTU=${fault#mtu}" ;;
 	# Not a fault: the bench from the client, the server switched by

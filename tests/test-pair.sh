@@ -14,6 +14,10 @@
 #        PAIR_SCALE=1  instead, scale and memory: 64 connections, stock then
 #                      ours, both guests with possible_cpus=256
 #                      (tests/guest/pair-scale.sh; PAIR_SCALE_PCT)
+#        PAIR_KILL=1   instead, the server's QEMU killed under the client's
+#                      writes and booted again, per version of PAIR_VERS
+#                      (default 3), its export on a disk image
+#                      (tests/guest/pair-kill.sh)
 #        RPCRDMA_INLINE_GUEST_TIMEOUT  per guest, seconds (default 3000)
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -58,6 +62,10 @@ for v in PAIR_VERS PAIR_FIO_MIB PAIR_FILES PAIR_NETEM PAIR_LINKDOWN PAIR_CLIENT_
 done
 script=(--script tests/guest/pair.sh)
 [ -z "${PAIR_SCALE:-}" ] || script=(--script tests/guest/pair-scale.sh --append possible_cpus=256)
+if [ -n "${PAIR_KILL:-}" ]; then
+	truncate -s 1G "$work/server-disk.img"
+	script=(--script tests/guest/pair-kill.sh --disk "server=$work/server-disk.img" --restart server)
+fi
 t0=$SECONDS
 rc=0
 "$work/src/tests/vm/run-set.sh" --out "$out" --share "$work/src" "${script[@]}" \
@@ -69,5 +77,15 @@ for role in server client; do
 	tail -n 3 "$out/$role/run-guest.log" 2>/dev/null | sed 's/^/# /'
 done
 sed 's/^/# /' "$out/run-set.log"
+# A server boot that was killed checked nothing of its own kernel log
+for c in "$out"/server-boot*/console.log; do
+	[ -f "$c" ] || continue
+	n=$(grep -cE 'WARNING:|BUG:|kernel BUG|Oops|general protection fault|Call Trace' "$c" || true)
+	echo "# ${c#"$out"/}: $n kernel warnings before the kill"
+	if [ "$n" != 0 ]; then
+		grep -E -A5 'WARNING:|BUG:|Oops|Call Trace' "$c" | head -n 30 | sed 's/^/#   /'
+		[ "$rc" != 0 ] || rc=3
+	fi
+done
 echo "# the pair took $((SECONDS - t0)) s; consoles in $out/{server,client}/console.log"
 exit "$rc"

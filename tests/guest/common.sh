@@ -335,3 +335,15 @@ install_ours() {
 	}
 	modprobe rpcrdma
 }
+
+# rxe_counters: the rxe device's counters that are not zero, "name=N ..."
+rxe_counters() {
+	rdma statistic show link rxe0/1 2>/dev/null |
+		awk '{ for (f = 3; f < NF; f += 2) if ($(f + 1) != 0) printf "%s=%s ", $f, $(f + 1) }'
+}
+
+# connects: the rdma transport's connect count of /mnt (mountstats)
+connects() {
+	awk '$1 == "device" { inmp = ($5 == "/mnt") } inmp && $1 == "xprt:" && $2 == "rdma" { print $5; exit }' \
+		/proc/self/mountstats
+}

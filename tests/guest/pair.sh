@@ -62,11 +62,6 @@ if [ $side = server ] && [ -n "${PAIR_NETEM:-}" ]; then
 	# shellcheck disable=SC2086 # netem's words
 	check "$role: netem $netem on eth0" tc qdisc add dev eth0 root netem $netem
 fi
-# rxe_counters: the rxe device's counters that are not zero, "name=N ..."
-rxe_counters() {
-	rdma statistic show link rxe0/1 2>/dev/null |
-		awk '{ for (f = 3; f < NF; f += 2) if ($(f + 1) != 0) printf "%s=%s ", $f, $(f + 1) }'
-}
 rxe0_start=$(rxe_counters)
 
 if [ "$mine" = ours ]; then
@@ -191,11 +186,6 @@ op_count() {
 # backchannel VERS: whether VERS has one (NFSv4.1 and later)
 backchannel() { [[ $1 =~ ^4\.[1-9] ]]; }
 
-# reconnects: the rdma transport's connect count of /mnt (mountstats)
-connects() {
-	awk '$1 == "device" { inmp = ($5 == "/mnt") } inmp && $1 == "xprt:" && $2 == "rdma" { print $5; exit }' \
-		/proc/self/mountstats
-}
 
 if [ $side = server ]; then
 	mkdir -p /export

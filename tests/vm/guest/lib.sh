@@ -112,12 +112,16 @@ nfs_server_start() { # EXPORTDIR
 		pidof nfsdcld >/dev/null || nfsdcld
 	fi
 	# Short lease and grace, before the first thread starts; then end the
-	# grace period at once, or NFSv4 OPENs wait out 90 s of it.
+	# grace period at once, or NFSv4 OPENs wait out 90 s of it. With
+	# NFS_KEEP_GRACE=1 (a server booted again with its state kept) the
+	# grace period stays, 90 s, for the clients to reclaim in.
 	echo 10 >/proc/fs/nfsd/nfsv4leasetime 2>/dev/null || true
-	echo 10 >/proc/fs/nfsd/nfsv4gracetime 2>/dev/null || true
+	local grace=10
+	[[ -z ${NFS_KEEP_GRACE:-} ]] || grace=90
+	echo "$grace" >/proc/fs/nfsd/nfsv4gracetime 2>/dev/null || true
 	rpc.nfsd "$NFS_THREADS"
 	echo "rdma $NFS_RDMA_PORT" >/proc/fs/nfsd/portlist
-	echo Y >/proc/fs/nfsd/v4_end_grace 2>/dev/null || true
+	[[ -n ${NFS_KEEP_GRACE:-} ]] || echo Y >/proc/fs/nfsd/v4_end_grace 2>/dev/null || true
 	NFS_EXPORT=$dir
 	lib_log "nfsd listening on: $(tr '\n' ' ' </proc/fs/nfsd/portlist)"
 }
