@@ -8,7 +8,7 @@
  * a shared atomic would bounce one cache line between every nfsd thread
  * of a connection. They are summed only when read (debugfs, the release
  * tracepoint). If they cannot be allocated, the connection is made all
- * the same, as the stock module would, and its Sends go uncounted
+ * the same, as without this module, and its Sends go uncounted
  * ('counted=0' in 'connections').
  *
  * Per-CPU memory is taken for every possible CPU, which a large server

@@ -8,7 +8,7 @@
  * device accepted before for this side and shape: wqe_inline_dev.c), and
  * for less after each refusal (rpcrdma_wqe_inline_retry()), once a
  * creation with no inline data has shown that the error was about the
- * size. Any other error is returned at once, as from the stock module's
+ * size. Any other error is returned at once, as from xprtrdma's and svcrdma's
  * one rdma_create_qp() call, and nothing is remembered from that run.
  */
 
@@ -182,7 +182,7 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 	wi->behind_reg = verdict.behind_reg;
 
 	if (negotiated) {
-		/* Refused at every size above 0: by reference, as the stock module */
+		/* Refused at every size above 0: every Send by reference */
 		if (!size && wi->attempts > 1)
 			pr_info_ratelimited("%s: %s QP created without inline data: the device refused every size from %u bytes down (%u attempts)\n",
 					    dev_name(&id->device->dev),

@@ -95,10 +95,10 @@ u32 rpcrdma_wqe_inline_next_size(const struct rpcrdma_wqe_inline_driver *drv,
  * (the queue's size is rounded up to a power of two, so a WQE must
  * shrink to half to make a difference: 256 bytes on a deep 5-SGE server
  * queue needs 120 or less, src/DEVICES.md), the next ones step down as
- * after -EINVAL, and after that comes the stock module's ask, 0. So a
+ * after -EINVAL, and after that comes svcrdma's and xprtrdma's ask, 0. So a
  * failed allocation costs at most four more creations. Any other error (-EIO or -ETIMEDOUT from the
  * firmware, -ENODEV from a device going away, -ENOMEM elsewhere) is
- * returned at once, as the stock module would: a smaller size would
+ * returned at once, as rdma_create_qp()'s caller does there: a smaller size would
  * not help, and its success would be remembered as the device's limit.
  *
  * Return: true to try again at *@next, false to give up with @err.
