@@ -64,20 +64,27 @@ struct rpcrdma_wqe_inline_counts {
  *	one per-CPU increment per Send, summed when read; NULL when they
  *	could not be allocated (then not counted)
  *
- * Embedded, zeroed, in struct svcxprt_rdma and struct rpcrdma_ep.
+ * Embedded, zeroed, in struct svcxprt_rdma and struct rpcrdma_ep. What
+ * the post path reads comes first, in one cache line: hook 02 places the
+ * struct between svcrdma's sc_snd_w_inv and sc_sq_avail, and the cold
+ * part (the peer and device name, copied so that debugfs never follows
+ * a cm_id that may be going away) only moves sc_sq_avail's group down.
  */
 struct rpcrdma_wqe_inline {
-	struct hlist_node	node;
-	struct sockaddr_storage	peer;
-	char			device[IB_DEVICE_NAME_MAX];
-	enum rpcrdma_wqe_inline_side side;
-	u32			asked;
-	u32			reported;
+	/* read on every Send: first, beside the transport's own fields */
 	u32			max;
-	u32			attempts;
 	bool			no_inv;
 	bool			behind_reg;
 	struct rpcrdma_wqe_inline_counts __percpu *sends;
+
+	/* read at connection setup, release and by debugfs only */
+	enum rpcrdma_wqe_inline_side side;
+	u32			asked;
+	u32			reported;
+	u32			attempts;
+	struct hlist_node	node;
+	struct sockaddr_storage	peer;
+	char			device[IB_DEVICE_NAME_MAX];
 };
 
 int rpcrdma_wqe_inline_init(void);
