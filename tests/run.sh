@@ -105,12 +105,12 @@ command_of() {
 	# against the driver, the size negotiation (6.1), the retries and the
 	# accept error path, and back to stock; full's -more guests the rest
 	# (4 MiB and 100 files: the pair moves data too)
-	guest-6.1) echo "env INTEGRITY_MIB=4 INTEGRITY_FILES=100 GUEST_PHASES=install,integrity,negotiation,retry,revert $here/test-guest.sh 6.1" ;;
-	guest-7.3) echo "env INTEGRITY_MIB=4 INTEGRITY_FILES=100 GUEST_PHASES=install,integrity,retry,revert $here/test-guest.sh 7.3" ;;
+	guest-6.1) echo "env INTEGRITY_MIB=4 INTEGRITY_FILES=100 GUEST_PHASES=install,integrity,negotiation,retry,errreply,revert $here/test-guest.sh 6.1" ;;
+	guest-7.3) echo "env INTEGRITY_MIB=4 INTEGRITY_FILES=100 GUEST_PHASES=install,integrity,retry,errreply,revert $here/test-guest.sh 7.3" ;;
 	guest-6.1-more) echo "env GUEST_TAG=more GUEST_MEASURE=1 GUEST_PHASES=install,datapath,server,drivers,client,sizes,revert $here/test-guest.sh 6.1" ;;
 	guest-*-more) t=${1#guest-} && echo "env GUEST_TAG=more GUEST_PHASES=install,datapath,server,drivers,client,revert $here/test-guest.sh ${t%-more}" ;;
 	guest-6.12+deb13) echo "env GUEST_PHASES=install,integrity,datapath,server,drivers,retry,client,bench,revert $here/test-guest.sh 6.12+deb13" ;;
-	guest-*) echo "env GUEST_PHASES=install,integrity,datapath,server,drivers,retry,client,revert $here/test-guest.sh ${1#guest-}" ;;
+	guest-*) echo "env GUEST_PHASES=install,integrity,datapath,server,drivers,retry,errreply,client,revert $here/test-guest.sh ${1#guest-}" ;;
 	# Two machines: check's pair on NFSv4.2, the others on NFSv4.2 and NFSv3
 	pair-6.1-stock-6.1-ours) echo "env PAIR_VERS=4.2 $here/test-pair.sh 6.1:stock 6.1:ours" ;;
 	pair-*) pair_args "${1#pair-}" ;;

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Build the test-only modules for kernel KVER into OUT, inside that
 # kernel's userland (run it through tests/vm/chroot-run.sh): inline_limit.ko
-# from this directory, and siw.ko (soft iWARP, not built by Debian) from
-# drivers/infiniband/sw/siw of the kernel's own linux-source tarball.
+# and small_reply_chunk.ko from this directory, and siw.ko (soft iWARP,
+# not built by Debian) from drivers/infiniband/sw/siw of the kernel's own
+# linux-source tarball.
 #
 # usage: build.sh KVER OUT
 set -euo pipefail
@@ -15,9 +16,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
 
-cp "$here/inline_limit.c" "$here/Kbuild" "$work/"
+cp "$here/inline_limit.c" "$here/small_reply_chunk.c" "$here/Kbuild" "$work/"
 make -s -C "$kdir" M="$work" modules
-cp "$work/inline_limit.ko" "$out/"
+cp "$work/inline_limit.ko" "$work/small_reply_chunk.ko" "$out/"
 
 series=$(printf '%s\n' "$kver" | cut -d. -f1-2 | sed 's/[^0-9.].*//')
 tarball=$(ls "/usr/src/linux-source-$series.tar."*)
