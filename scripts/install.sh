@@ -9,6 +9,12 @@
 # rpcrdma is reloaded if nothing uses it. Where the rpcrdma-inline-dkms
 # package is installed, it owns all of that: this script stops.
 #
+# A host it cannot serve is refused before anything is installed: no
+# dpkg, a kernel not from a Debian or Ubuntu package, an OFED RDMA stack,
+# or a kernel source that no variant of a hook fits (the source package is
+# downloaded and its xprtrdma read first; of the build's tools only patch
+# and xz-utils, which that needs, may be installed before).
+#
 # usage: sudo scripts/install.sh      (from the top of the source tree)
 set -euo pipefail
 
@@ -33,6 +39,7 @@ if ! command -v dpkg-query >/dev/null; then
 	die "this script installs with apt, and there is no dpkg here: build it by hand," \
 	    "make KSRC=/path/to/the/kernel/source (README.md, Install)"
 fi
+"$top/scripts/ofed-check.sh" "$kver"
 dest="/usr/src/rpcrdma-inline-$version"
 # A package owns what it installed: never overwrite or delete its files
 if owner=$(dpkg-query -S "$dest" 2>/dev/null); then
@@ -48,20 +55,56 @@ srcpkg=$(kernel_source_package "$kpkgver")
 installed() {
 	dpkg-query -W -f='${db:Status-Status} ${Version}\n' "$1" 2>/dev/null
 }
-need=()
-for p in dkms make gcc "linux-headers-$kver"; do
-	installed "$p" | grep -q '^installed ' || need+=("$p")
-done
-[ "$(installed "$srcpkg")" = "installed $kpkgver" ] || need+=("$srcpkg=$kpkgver")
-if [ ${#need[@]} -gt 0 ]; then
-	echo "rpcrdma-inline: installing ${need[*]}" >&2
+missing() { # PACKAGE...: those not installed
+	local p
+	for p in "$@"; do
+		installed "$p" | grep -q '^installed ' || echo "$p"
+	done
+}
+updated=0
+apt_install() { # PACKAGE...
+	echo "rpcrdma-inline: installing $*" >&2
 	# A fresh machine may have no or stale package lists
-	apt-get update -qq || die "apt-get update failed: check your apt sources."
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need[@]}" ||
-		die "could not install ${need[*]}. $srcpkg $kpkgver must come" \
+	if [ "$updated" = 0 ]; then
+		apt-get update -qq || die "apt-get update failed: check your apt sources."
+		updated=1
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$@" ||
+		die "could not install $*. $srcpkg $kpkgver must come" \
 		    "from the same suite as the running kernel (Debian's 7.x: trixie-backports;" \
 		    "Ubuntu: the -updates or -security pocket of the kernel's release)."
+}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Does a variant of every hook fit this kernel's source? Read it before
+# installing the rest: the installed source package, or the one apt would
+# install, downloaded (and installed from that file below)
+mapfile -t need < <(missing patch xz-utils)
+[ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
+srcdeb=
+if [ "$(installed "$srcpkg")" = "installed $kpkgver" ]; then
+	ksrc=$("$top/scripts/find-kernel-source.sh" "$kver")
+else
+	[ "$updated" = 1 ] || apt-get update -qq || die "apt-get update failed: check your apt sources."
+	updated=1
+	(cd "$work" && apt-get download "$srcpkg=$kpkgver" >/dev/null 2>&1) ||
+		die "could not download $srcpkg $kpkgver: it must come from the same suite as the" \
+		    "running kernel (Debian's 7.x: trixie-backports; Ubuntu: the -updates or -security" \
+		    "pocket of the kernel's release). Nothing else was installed."
+	srcdeb=$(ls "$work"/*.deb)
+	dpkg-deb --fsys-tarfile "$srcdeb" | tar -x -C "$work" --wildcards 'usr/src/*.tar.*'
+	ksrc=$(ls "$work"/usr/src/*.tar.*)
 fi
+KSRC=$ksrc "$top/scripts/prepare-source.sh" "$kver" "$work/shape" >"$work/shape.log" 2>&1 || {
+	cat "$work/shape.log" >&2
+	die "the source of kernel $kver ($srcpkg $kpkgver) does not take the hooks:" \
+	    "see above. Nothing else was installed; the stock rpcrdma stays in place."
+}
+
+mapfile -t need < <(missing dkms make gcc "linux-headers-$kver")
+[ -z "$srcdeb" ] || need+=("$srcdeb")
+[ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
 
 if dkms status "rpcrdma-inline/$version" 2>/dev/null | grep -q .; then
 	dkms remove "rpcrdma-inline/$version" --all >/dev/null

@@ -21,26 +21,8 @@ out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 hooks_root="$here/../src/hooks"
 
-# MLNX_OFED / DOCA-OFED replace ib_core and rdma_cm with their own: a
-# module built against the kernel's headers would not load there
-# ("disagrees about version of symbol"). Refuse before anything is built.
-ofed=
-for d in /usr/src/ofa_kernel*; do
-	[ -e "$d" ] && ofed="its sources are in $d" && break
-done
-if [ -z "$ofed" ] && command -v modinfo >/dev/null; then
-	ibcore=$(modinfo -k "$kver" -n ib_core 2>/dev/null || true)
-	case $ibcore in
-	'' | */kernel/drivers/infiniband/*) ;;
-	*) ofed="ib_core of kernel $kver is $ibcore, not the kernel's own (kernel/drivers/infiniband)" ;;
-	esac
-fi
-[ -z "$ofed" ] ||
-	die "this host runs an OFED RDMA stack (MLNX_OFED or DOCA-OFED): $ofed." \
-	    "rpcrdma-inline builds only against the RDMA stack of the distribution's kernel" \
-	    "(ib_core, rdma_cm of the kernel's own modules), and a module built so would not load" \
-	    "beside OFED's. Use OFED's own NFS over RDMA module (mlnx-nfsrdma) instead." \
-	    "Nothing was built; the stock rpcrdma module stays in place."
+# An OFED RDMA stack: refused before anything is built
+"$here/ofed-check.sh" "$kver"
 
 src=$("$here/find-kernel-source.sh" "$kver")
 

@@ -175,4 +175,43 @@ if grep -qx linux "$work/last.log"; then
 else
 	tap_ok "stale hook: no half-patched tree is left"
 fi
+# scripts/install.sh on a host it cannot serve stops before it installs
+# anything: apt-get (a stand-in that records each call and fails) is
+# never run, and nothing is put in /usr/src; uname -r says the image's
+# 6.1 kernel (or one no package installed)
+inst_stub="mkdir -p /tmp/stub && cat >/tmp/stub/apt-get <<'EOS'
+#!/bin/sh
+echo \"apt-get \$*\" >>/tmp/apt.calls
+exit 1
+EOS
+cat >/tmp/stub/uname <<'EOS'
+#!/bin/sh
+[ \"\$1\" = -r ] && echo \"\${STUB_KVER:-$kver}\" && exit 0
+exec /bin/uname \"\$@\"
+EOS
+chmod +x /tmp/stub/* && export PATH=/tmp/stub:\$PATH"
+# install_refused NAME SETUP PATTERN: SETUP, then install.sh: refused
+# saying PATTERN, and nothing installed
+install_refused() {
+	refused "install.sh: $1" "$inst_stub && $2 && scripts/install.sh; rc=\$?;
+		if [ -e /tmp/apt.calls ]; then echo 'CHANGED:'; cat /tmp/apt.calls; fi
+		ls -d /usr/src/rpcrdma-inline-* 2>/dev/null && echo 'CHANGED: /usr/src'; exit \$rc" "$3"
+	if grep -q '^CHANGED' "$work/last.log"; then
+		tap_fail "install.sh: $1: nothing installed"
+	else
+		tap_ok "install.sh: $1: nothing installed"
+	fi
+}
+install_refused "an OFED host" "mkdir -p /usr/src/ofa_kernel/default" \
+	"Use OFED's own NFS over RDMA module (mlnx-nfsrdma) instead"
+install_refused "a kernel no Debian or Ubuntu package installed" "export STUB_KVER=6.1.0-999-amd64" \
+	"the running kernel 6.1.0-999-amd64 is not from a Debian or Ubuntu package"
+install_refused "a kernel source no variant of hook 03 fits" \
+	"mkdir /tmp/k && tar -xf /usr/src/linux-source-6.1.tar.xz -C /tmp/k linux-source-6.1/Makefile \
+	linux-source-6.1/net/sunrpc/xprtrdma linux-source-6.1/include/linux/sunrpc/svc_rdma.h &&
+	sed -i 's/ret = rdma_create_qp(newxprt->sc_cm_id,/ret = rdma_create_qp( newxprt->sc_cm_id,/' \
+		/tmp/k/linux-source-6.1/net/sunrpc/xprtrdma/svc_rdma_transport.c &&
+	tar -cJf /usr/src/linux-source-6.1.tar.xz -C /tmp/k linux-source-6.1" \
+	"does not take the hooks"
+
 tap_end
