@@ -84,6 +84,7 @@ if [ $side = server ]; then
 	fi
 else
 	nfs_client_start
+	NFS_EXPORT=/export
 	# An NFS task waits in TASK_KILLABLE while the server is down; the
 	# guard is for anything else that waits longer than a reboot takes
 	echo 600 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null || true
