@@ -102,7 +102,7 @@ bench_fn() {
 	# shellcheck disable=SC2016 # expanded by that bash
 	env RPCRDMA_INLINE_PROC="$work/proc" "$@" bash -c '
 		. "$1"
-		server=server export_path=/export out=$2/out
+		server=server export_path=/export spec=server:/export out=$2/out
 		eval "$3"' bash "$BENCH" "$work" "$code" >"$work/fn.out" 2>&1 || rc=$?
 	[ "$rc" = "$want" ] || ok=0
 	if [ -n "$msg" ]; then
@@ -124,6 +124,18 @@ a="client peer=x asked=256 inline=9 byref=15 off=0 chunks=9 chained=0 pages=3 un
 bench_fn "why_byref: the reasons that grew, in the connection line's order" 0 "chunks=2,large=3" \
 	"why_byref '$b' '$a'"
 bench_fn "why_byref: none grew" 0 "-" "why_byref '$a' '$a'"
+
+# SERVER:/EXPORT: a name, an IPv4 address, an IPv6 address in brackets
+# (as mount.nfs takes it); a bare IPv6 address is ambiguous: refused
+# shellcheck disable=SC2016 # expanded by bench_fn's bash
+bench_fn "SERVER:/EXPORT: [2001:db8::17]:/export is server 2001:db8::17, export /export" 0 \
+	"2001:db8::17 /export [2001:db8::17]:/export" \
+	'parse_args "[2001:db8::17]:/export"; echo "$server $export_path $spec"'
+# shellcheck disable=SC2016 # expanded by bench_fn's bash
+bench_fn "SERVER:/EXPORT: 192.0.2.17:/x/y is server 192.0.2.17, export /x/y" 0 "192.0.2.17 /x/y 192.0.2.17:/x/y" \
+	'parse_args 192.0.2.17:/x/y; echo "$server $export_path $spec"'
+bench_fn "SERVER:/EXPORT: 2001:db8::17:/export, no brackets: refused, naming the bracketed form" 2 \
+	"is not SERVER:/EXPORT (an IPv6 address in brackets: [ADDR]:/EXPORT)" 'parse_args 2001:db8::17:/export'
 
 # The NIC's identity in the report's header, from a sysfs of one
 # ConnectX port on a RoCE netdev at MTU 4200 (and a port with no netdev)

@@ -39,6 +39,11 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . /src/tests/guest/common.sh
 
+# The bench's IPv6 addresses: 2001:db8::N (the documentation range) for
+# 192.0.2.N on the wire; own_addr is this guest's address on eth0
+v6_of() { echo "2001:db8::${1##*.}"; }
+own_addr() { echo "${RG_ADDRS%% *}"; }
+
 role=$RG_ROLE
 if [ "$RG_INDEX" = 0 ]; then side=server; else side=client; fi
 mine=$(if [ $side = server ]; then echo "${PAIR_SERVER:-stock}"; else echo "${PAIR_CLIENT:-ours}"; fi)
@@ -245,6 +250,9 @@ if [ $side = server ]; then
 		sync_say "server-counted-$vers"
 	done
 	if [ -n "${PAIR_BENCH:-}" ]; then
+		# The bench runs over IPv6: the server's address on the wire,
+		# of the documentation range (rxe carries RoCEv2 over it)
+		ip -6 addr add "$(v6_of "$(own_addr)")/64" dev eth0 nodad
 		# The bench's --server-cmd: each size asked, set, and answered
 		# (the sizes in the order asked are checked against the rounds)
 		asked=()
@@ -363,12 +371,15 @@ else
 	done
 	if [ -n "${PAIR_BENCH:-}" ]; then
 		# The bench as users run it against another host, only the
-		# server's side switched by --server-cmd
+		# server's side switched by --server-cmd; over IPv6, the server
+		# named as mount.nfs takes it, [ADDR]:/EXPORT
 		echo "${PAIR_BENCH_DELAY_NS:-0}" >/sys/module/inline_limit/parameters/byref_delay_ns
+		ip -6 addr add "$(v6_of "$(own_addr)")/64" dev eth0 nodad
+		v6_server=$(v6_of "$NFS_SERVER")
 		rc=0
 		/src/scripts/rpcrdma-inline bench --rounds 2 --runtime 5 --size 8 --inline-size 256 \
 			--server-cmd '/src/tests/guest/pair-server-cmd.sh {size}' --out /tmp/bench \
-			"$NFS_SERVER:/export" >/tmp/bench.out 2>/tmp/bench.err || rc=$?
+			"[$v6_server]:/export" >/tmp/bench.out 2>/tmp/bench.err || rc=$?
 		echo 0 >/sys/module/inline_limit/parameters/byref_delay_ns
 		sync_say bench-finished
 		sed 's/^/# bench: /' /tmp/bench.err | tail -n 8
@@ -377,6 +388,8 @@ else
 			test "$(awk -F'\t' '!/^#/ && $1 ~ /^[0-9]/ { printf "%s", $2 }' /tmp/bench/rounds.tsv 2>/dev/null)" = ABBA
 		check "$role: ... the report says the server was switched by --server-cmd" \
 			grep -q 'switched by --server-cmd' /tmp/bench/rounds.tsv
+		check "$role: ... over IPv6, [$v6_server]:/export: it found each B round's connection, 256 bytes granted and Calls inline" \
+			test "$(grep -cF "[$v6_server]:/export" /tmp/bench/rounds.tsv) $(awk -F'\t' '$2 == "B" && $4 == 256 && $5 > 0' /tmp/bench/rounds.tsv | wc -l)" = "1 2"
 		if [ -f /tmp/bench/results.md ]; then
 			grep -E '^\|' /tmp/bench/results.md | sed "s/^/# bench (delay ${PAIR_BENCH_DELAY_NS:-0} ns per Send by reference): /"
 		fi
