@@ -28,6 +28,8 @@
 #   rpc_xprt_read_all                  read every rpc_xprt debugfs file,
 #                                      print how many
 #   kernel_problems                    Oops/WARN/BUG lines in dmesg so far
+#   fio_slowest OUTPUT                 fio's longest completion latency
+#                                      (every section of its output), in s
 
 CONNS=/sys/kernel/debug/rpcrdma_inline/connections
 PKG_VERSION=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' /src/dkms.conf)
@@ -175,6 +177,21 @@ kmalloc_growth() {
 	join <(echo "$1") <(echo "$2") |
 		awk 'NR == 1 || $4 - $2 - $5 > max { max = $4 - $2 - $5; g = $1 " " $4 - $2 " " $5 }
 			END { print g }'
+}
+
+# fio_slowest OUTPUT: fio's longest completion latency, in seconds
+fio_slowest() {
+	awk 'match($0, /^ +clat \((nsec|usec|msec)\): .*max= *[0-9.]+/) {
+		u = $0; sub(/.*clat \(/, "", u); sub(/\).*/, "", u)
+		# fio shortens large numbers: max=2410k is 2410000
+		m = $0; sub(/.*max= */, "", m); sub(/,.*/, "", m)
+		x = 1
+		if (m ~ /[kK]$/) x = 1e3
+		if (m ~ /M$/) x = 1e6
+		sub(/[^0-9.].*/, "", m)
+		d = u == "nsec" ? 1e9 : u == "usec" ? 1e6 : 1e3
+		if (m * x / d > max) max = m * x / d
+	} END { printf "%.3f", max }' "$1"
 }
 
 # Wait until no connection is listed any more (after umount)

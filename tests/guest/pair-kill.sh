@@ -128,7 +128,7 @@ else
 			--direct=1 --verify=crc32c --verify_fatal=1 --output="/tmp/fio-C-$vers.out"
 		ri=$(($(cat /sys/module/inline_limit/parameters/sends_reg_inline) - ri0))
 		rc=$(($(connects) - c0)) qc=$(($(created) - q0))
-		log "$role: vers=$vers: stalled: slowest I/O of B $(awk '/clat.*max=/ { print; exit }' "/tmp/fio-B-$vers.out" | tr -s ' ')"
+		log "$role: vers=$vers: stalled: slowest I/O of B (its writes and verifying reads) $(fio_slowest "/tmp/fio-B-$vers.out") s"
 		log "$role: vers=$vers: reconnects $rc, QP creations $qc; rxe0 before: $x0"
 		log "$role: vers=$vers: rxe0 after: $(rxe_counters)"
 		check "$role: vers=$vers: the client reconnected ($rc) with QPs created for it ($qc)" \

@@ -167,21 +167,6 @@ fio_pass() {
 	log "$role: fio $name: $(grep -E '^ *(write|read): IOPS' "/tmp/fio-$name.out" | tr -s ' ' | tr '\n' ';') slowest I/O $(fio_slowest "/tmp/fio-$name.out") s"
 }
 
-# fio_slowest OUTPUT: fio's longest completion latency, in seconds
-fio_slowest() {
-	awk 'match($0, /^ +clat \((nsec|usec|msec)\): .*max= *[0-9.]+/) {
-		u = $0; sub(/.*clat \(/, "", u); sub(/\).*/, "", u)
-		# fio shortens large numbers: max=2410k is 2410000
-		m = $0; sub(/.*max= */, "", m); sub(/,.*/, "", m)
-		x = 1
-		if (m ~ /[kK]$/) x = 1e3
-		if (m ~ /M$/) x = 1e6
-		sub(/[^0-9.].*/, "", m)
-		d = u == "nsec" ? 1e9 : u == "usec" ? 1e6 : 1e3
-		if (m * x / d > max) max = m * x / d
-	} END { printf "%.3f", max }' "$1"
-}
-
 # op_count OP: how many OP calls the mount on /mnt sent (mountstats)
 op_count() {
 	awk -v op="$1:" '$1 == "device" { inmp = ($5 == "/mnt") } inmp && $1 == op { print $2; n = 1; exit }
