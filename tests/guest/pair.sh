@@ -210,13 +210,24 @@ if [ $side = server ]; then
 			# sends CB_RECALL on the client's RDMA connection, and the
 			# open waits until the client has returned it (or, with no
 			# backchannel, until the lease break times out)
-			sync_wait "deleg-held-$vers" 2400
-			# What nfsd holds for the client: its callback state (7.x
-			# prints it) and its delegations
-			for c in /proc/fs/nfsd/clients/*/; do
-				log "$role: vers=$vers: nfsd client ${c%/}: $(grep -hE 'callback|minor version|address' "$c/info" 2>/dev/null | tr '\n' ';')"
-				log "$role: vers=$vers: ... delegations: $(grep -c 'type: deleg' "$c/states" 2>/dev/null || true), on deleg-$vers: $(grep -A3 'type: deleg' "$c/states" 2>/dev/null | grep -c "deleg-$vers" || true)"
+			# nfsd grants no delegation while it doubts the callback
+			# path (a CB_NULL not yet answered, on a loaded host): the
+			# client opens the file again until one is held, 10 tries
+			for try in $(seq 10); do
+				sync_wait "deleg-held-$vers-$try" 2400
+				# What nfsd holds for the client: its callback state (7.x
+				# prints it) and its delegations
+				held=0
+				for c in /proc/fs/nfsd/clients/*/; do
+					log "$role: vers=$vers: nfsd client ${c%/}: $(grep -hE 'callback|minor version|address' "$c/info" 2>/dev/null | tr '\n' ';')"
+					n=$(grep -A3 'type: deleg' "$c/states" 2>/dev/null | grep -c "deleg-$vers" || true)
+					log "$role: vers=$vers: ... delegations: $(grep -c 'type: deleg' "$c/states" 2>/dev/null || true), on deleg-$vers: $n (open $try)"
+					held=$((held + n))
+				done
+				[ "$held" = 0 ] || break
+				sync_say "deleg-none-$vers-$try"
 			done
+			check "$role: vers=$vers: nfsd granted the client a delegation on deleg-$vers (open $try)" test "$held" -gt 0
 			t=$SECONDS
 			echo "written by the server" >>"/export/deleg-$vers"
 			log "$role: vers=$vers: a local write to the delegated file took $((SECONDS - t)) s"
@@ -317,10 +328,20 @@ else
 			# see the delegation returned, which the client does when
 			# the server's CB_RECALL reaches it
 			r0=$(op_count DELEGRETURN)
-			exec 3<"/mnt/deleg-$vers"
-			cat <&3 >/dev/null
-			sync_say "deleg-held-$vers"
-			sync_wait "deleg-broken-$vers" 600
+			for try in $(seq 10); do
+				exec 3<"/mnt/deleg-$vers"
+				cat <&3 >/dev/null
+				sync_say "deleg-held-$vers-$try"
+				# The server breaks the delegation, or says it granted none
+				end=$((SECONDS + 600))
+				while [ ! -e "/sync/deleg-broken-$vers" ] && [ ! -e "/sync/deleg-none-$vers-$try" ] &&
+					[ ! -e /sync/failed ] && [ $SECONDS -lt $end ]; do
+					sleep 0.5
+				done
+				[ -e "/sync/deleg-none-$vers-$try" ] || break
+				exec 3<&-
+				sleep 5
+			done
 			# (7.x's nfsd does not hold the local writer until the
 			# delegation is back: the return may come a little later)
 			r1=$r0
