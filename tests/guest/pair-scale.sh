@@ -218,7 +218,17 @@ for r in ours256 ours0; do
 	check "$role: $r: a sane reading, between half and twice stock's ($((cost_live[$r])) against $((cost_live[stock])) bytes)" \
 		test $((cost_live[$r] * 2)) -ge $((cost_live[stock])) -a $((cost_live[$r])) -le $((cost_live[stock] * 2))
 done
-extra=$((cost_live[ours0] - cost_live[stock]))
+# Our per-CPU counters (struct rpcrdma_wqe_inline_counts, an unsigned
+# long per way a Send is counted) come from per-CPU chunks that the
+# stock round populated and freed: Percpu does not grow for them. What
+# Percpu did not show is counted from their size and the possible CPUs
+ways=$(sed -n '/^enum rpcrdma_wqe_inline_how {/,/_HOW_NR/p' /src/include/rpcrdma_wqe_inline_policy.h |
+	grep -c 'RPCRDMA_WQE_INLINE_HOW_[A-Z]*,')
+ncpus=$(($(cut -d- -f2 /sys/devices/system/cpu/possible) + 1))
+percpu=$((ways * 8 * ncpus))
+unseen=$((percpu > cost_percpu[ours0] ? percpu - cost_percpu[ours0] : 0))
+log "$role: our per-CPU counters: $ways words x $ncpus possible CPUs = $percpu bytes a connection; Percpu showed $((cost_percpu[ours0])), $unseen added"
+extra=$((cost_live[ours0] + unseen - cost_live[stock]))
 queue=$((cost_live[ours256] - cost_live[ours0]))
 log "$role: per connection allocated: stock $((cost_live[stock])) bytes; ours at inline_size=0 $((cost_live[ours0])), at 256 $((cost_live[ours256])) (by MemFree: $((cost_free[stock])), $((cost_free[ours0])), $((cost_free[ours256])))"
 log "$role: per connection: our allocations add $extra bytes ($((extra * 1000 / cost_live[stock])) per mille); inline data of 256 bytes $queue more in the driver ($((queue * 1000 / cost_live[stock])) per mille)"
