@@ -1,13 +1,14 @@
 #!/bin/bash
-# Install rpcrdma-inline with DKMS for the running kernel and load it:
-# apt-get installs what the build needs (dkms, the kernel's headers, the
-# linux-source package of exactly the running kernel's version), DKMS
-# builds and installs the module, the files the packages ship beside it
-# are installed too (the rpcrdma-inline command and its bench, the man
-# page, /etc/modprobe.d/rpcrdma-inline.conf), each recorded in
-# /var/lib/rpcrdma-inline/installed-files for scripts/uninstall.sh, and
-# rpcrdma is reloaded if nothing uses it. Where the rpcrdma-inline-dkms
-# package is installed, it owns all of that: this script stops.
+# Install rpcrdma-inline for the running kernel through the package
+# system, and load it: apt-get installs what the build needs (dkms, the
+# kernel's headers, the linux-source package of exactly the running
+# kernel's version, and dpkg-dev, debhelper and dh-dkms to build the
+# package), dpkg-buildpackage builds rpcrdma-inline-dkms from this tree,
+# and apt installs it: DKMS builds and installs the module, and the
+# package brings the rpcrdma-inline command and its bench, the man page
+# and /etc/modprobe.d/rpcrdma-inline.conf. `apt purge rpcrdma-inline-dkms`
+# (or scripts/uninstall.sh) takes all of it away. rpcrdma is reloaded if
+# nothing uses it.
 #
 # A host it cannot serve is refused before anything is installed: no
 # dpkg, a kernel not from a Debian or Ubuntu package, an OFED RDMA stack,
@@ -40,9 +41,11 @@ if ! command -v dpkg-query >/dev/null; then
 	    "make KSRC=/path/to/the/kernel/source (README.md, Install)"
 fi
 "$top/scripts/ofed-check.sh" "$kver"
+pkg=rpcrdma-inline-dkms
 dest="/usr/src/rpcrdma-inline-$version"
-# A package owns what it installed: never overwrite or delete its files
-if owner=$(dpkg-query -S "$dest" 2>/dev/null); then
+# A package owns what it installed: ours is upgraded in place, another's
+# is never overwritten
+if owner=$(dpkg-query -S "$dest" 2>/dev/null) && [ "${owner%%:*}" != "$pkg" ]; then
 	die "$dest belongs to the package ${owner%%:*}, which installs rpcrdma-inline already." \
 	    "To use this tree instead: apt remove ${owner%%:*}, then run me again."
 fi
@@ -62,13 +65,13 @@ missing() { # PACKAGE...: those not installed
 	done
 }
 updated=0
+apt_update() { # once: a fresh machine may have no or stale package lists
+	[ "$updated" = 1 ] || apt-get update -qq || die "apt-get update failed: check your apt sources."
+	updated=1
+}
 apt_install() { # PACKAGE...
 	echo "rpcrdma-inline: installing $*" >&2
-	# A fresh machine may have no or stale package lists
-	if [ "$updated" = 0 ]; then
-		apt-get update -qq || die "apt-get update failed: check your apt sources."
-		updated=1
-	fi
+	apt_update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$@" ||
 		die "could not install $*. $srcpkg $kpkgver must come" \
 		    "from the same suite as the running kernel (Debian's 7.x: trixie-backports;" \
@@ -86,14 +89,13 @@ srcdeb=
 if [ "$(installed "$srcpkg")" = "installed $kpkgver" ]; then
 	ksrc=$("$top/scripts/find-kernel-source.sh" "$kver")
 else
-	[ "$updated" = 1 ] || apt-get update -qq || die "apt-get update failed: check your apt sources."
-	updated=1
+	apt_update
 	(cd "$work" && apt-get download "$srcpkg=$kpkgver" >/dev/null 2>&1) ||
 		die "could not download $srcpkg $kpkgver: it must come from the same suite as the" \
 		    "running kernel (Debian's 7.x: trixie-backports; Ubuntu: the -updates or -security" \
 		    "pocket of the kernel's release). Nothing else was installed."
 	srcdeb=$(ls "$work"/*.deb)
-	dpkg-deb --fsys-tarfile "$srcdeb" | tar -x -C "$work" --wildcards 'usr/src/*.tar.*'
+	dpkg-deb --fsys-tarfile "$srcdeb" | tar -x -C "$work" --wildcards '*usr/src/*.tar.*'
 	ksrc=$(ls "$work"/usr/src/*.tar.*)
 fi
 KSRC=$ksrc "$top/scripts/prepare-source.sh" "$kver" "$work/shape" >"$work/shape.log" 2>&1 || {
@@ -102,45 +104,48 @@ KSRC=$ksrc "$top/scripts/prepare-source.sh" "$kver" "$work/shape" >"$work/shape.
 	    "see above. Nothing else was installed; the stock rpcrdma stays in place."
 }
 
-mapfile -t need < <(missing dkms make gcc "linux-headers-$kver")
+# What the build needs, then the package itself, in a second apt run:
+# its postinst has DKMS build the module, which needs all of them
+# unpacked. dh-dkms carries dh_dkms where it is not in dkms itself.
+build_deps=(dkms make gcc "linux-headers-$kver" dpkg-dev debhelper)
+apt_update
+if apt-cache show dh-dkms >/dev/null 2>&1; then build_deps+=(dh-dkms); fi
+mapfile -t need < <(missing "${build_deps[@]}")
 [ -z "$srcdeb" ] || need+=("$srcdeb")
 [ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
 
-if dkms status "rpcrdma-inline/$version" 2>/dev/null | grep -q .; then
-	dkms remove "rpcrdma-inline/$version" --all >/dev/null
+# What an earlier install.sh installed without the package (it recorded
+# its files) makes way for the package: uninstall.sh takes it out (and
+# says so if rpcrdma stays loaded because it is in use)
+if [ -f /var/lib/rpcrdma-inline/installed-files ]; then
+	echo "rpcrdma-inline: taking out what an earlier scripts/install.sh installed" >&2
+	"$top/scripts/uninstall.sh" >&2 || true
+	[ ! -f /var/lib/rpcrdma-inline/installed-files ] ||
+		die "could not take out what an earlier scripts/install.sh installed (above)."
 fi
-rm -rf "$dest"
-mkdir -p "$dest"
-(cd "$top" && tar -cf - dkms.conf Makefile Kbuild src include scripts) | tar -xf - -C "$dest"
-dkms add "rpcrdma-inline/$version"
-dkms install "rpcrdma-inline/$version" -k "$kver" ||
-	die "the DKMS build failed; the stock rpcrdma stays in place." \
-	    "See /var/lib/dkms/rpcrdma-inline/$version/build/make.log."
 
-# What the packages install beside the module, recorded for uninstall.sh
-# (a modprobe.d file the admin changed is kept, as a conffile would be)
-manifest=/var/lib/rpcrdma-inline/installed-files
-mkdir -p "${manifest%/*}"
-: >"$manifest.new"
-put() { # MODE SOURCE DEST
-	install -D -p -m "$1" "$top/$2" "$3"
-	echo "$3" >>"$manifest.new"
+# Build the package from this tree (nothing of the build lands in it).
+# It compiles nothing: -d spares the machine build-essential (g++ and
+# all), which dpkg-checkbuilddeps would ask for; debhelper and dh-dkms,
+# its real build dependencies, were installed above
+mkdir -p "$work/pkg"
+(cd "$top" && tar --exclude=./build --exclude=./.git -cf - .) | tar -xf - -C "$work/pkg"
+(cd "$work/pkg" && dpkg-buildpackage -us -uc -b -d) >"$work/deb.log" 2>&1 || {
+	tail -n 20 "$work/deb.log" >&2
+	die "building the $pkg package failed (above); nothing of rpcrdma-inline was installed."
 }
-put 0755 scripts/rpcrdma-inline /usr/sbin/rpcrdma-inline
-put 0755 scripts/rpcrdma-inline-bench /usr/libexec/rpcrdma-inline/rpcrdma-inline-bench
-put 0755 scripts/rpcrdma-inline-bench-report /usr/libexec/rpcrdma-inline/rpcrdma-inline-bench-report
-mkdir -p /usr/share/man/man8
-gzip -9nc "$top/scripts/rpcrdma-inline.8" >/usr/share/man/man8/rpcrdma-inline.8.gz
-echo /usr/share/man/man8/rpcrdma-inline.8.gz >>"$manifest.new"
-conf=/etc/modprobe.d/rpcrdma-inline.conf
-if [ ! -e "$conf" ]; then
-	put 0644 scripts/rpcrdma-inline.modprobe.conf "$conf"
-elif cmp -s "$conf" "$top/scripts/rpcrdma-inline.modprobe.conf"; then
-	echo "$conf" >>"$manifest.new"
-else
-	echo "rpcrdma-inline: $conf was changed; kept as it is" >&2
-fi
-mv "$manifest.new" "$manifest"
+deb=$(ls "$work"/"$pkg"_*_all.deb)
+echo "rpcrdma-inline: installing $(basename "$deb")" >&2
+DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+	-o Dpkg::Options::=--force-confold "$deb" || {
+	dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null | grep -q '^i' ||
+		die "apt could not install $(basename "$deb"); nothing of rpcrdma-inline was installed."
+	die "the DKMS build failed; the stock rpcrdma stays in place." \
+	    "See /var/lib/dkms/rpcrdma-inline/$version/build/make.log; 'apt purge $pkg' takes the package out."
+}
+dkms status "rpcrdma-inline/$version" -k "$kver" 2>/dev/null | grep -q ': installed' ||
+	die "$pkg is installed, but DKMS did not install the module for $kver." \
+	    "See /var/lib/dkms/rpcrdma-inline/$version/build/make.log; 'apt purge $pkg' takes the package out."
 
 if [ -e /sys/module/rpcrdma ]; then
 	if ! modprobe -r rpcrdma 2>/dev/null; then

@@ -1,9 +1,12 @@
 #!/bin/bash
-# Take rpcrdma-inline out: remove it from DKMS for every kernel, remove the
-# files scripts/install.sh recorded (/var/lib/rpcrdma-inline/installed-files)
-# and, if nothing uses rpcrdma, load the stock module in its place. What a
-# package installed is the package's to remove: this script says which
-# command does it, and touches nothing of it.
+# Take rpcrdma-inline out: purge the rpcrdma-inline-dkms package that
+# scripts/install.sh installed (its prerm has DKMS remove the module for
+# every kernel; the command, bench, man page and modprobe.d file go with
+# it), or, for what an earlier install.sh installed without the package,
+# remove it from DKMS and remove the files it recorded
+# (/var/lib/rpcrdma-inline/installed-files). Then, if nothing uses
+# rpcrdma, load the stock module in its place. An RPM package is the RPM
+# tools' to remove: this script says which command does it.
 #
 # usage: sudo scripts/uninstall.sh
 set -euo pipefail
@@ -16,20 +19,23 @@ die() {
 [ "$(id -u)" -eq 0 ] || die "run me as root: sudo $0"
 top=$(cd "$(dirname "$0")/.." && pwd)
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
+pkg=rpcrdma-inline-dkms
 
 dest="/usr/src/rpcrdma-inline-$version"
-if owner=$(dpkg-query -S "$dest" 2>/dev/null); then
+if command -v dpkg-query >/dev/null && dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null | grep -q '^[ir][^n]'; then
+	DEBIAN_FRONTEND=noninteractive apt-get purge -y "$pkg" ||
+		die "apt-get purge $pkg failed (above)."
+elif command -v dpkg-query >/dev/null && owner=$(dpkg-query -S "$dest" 2>/dev/null); then
 	die "rpcrdma-inline was installed by the package ${owner%%:*}: remove it with apt remove ${owner%%:*}"
-fi
-if command -v rpm >/dev/null && owner=$(rpm -qf "$dest" 2>/dev/null); then
+elif command -v rpm >/dev/null && owner=$(rpm -qf "$dest" 2>/dev/null); then
 	die "rpcrdma-inline was installed by the package $owner: remove it with dnf remove ${owner%%-[0-9]*}"
 fi
-if dkms status "rpcrdma-inline/$version" 2>/dev/null | grep -q .; then
-	dkms remove "rpcrdma-inline/$version" --all
-fi
-rm -rf "$dest"
 manifest=/var/lib/rpcrdma-inline/installed-files
 if [ -f "$manifest" ]; then
+	if dkms status "rpcrdma-inline/$version" 2>/dev/null | grep -q .; then
+		dkms remove "rpcrdma-inline/$version" --all
+	fi
+	rm -rf "$dest"
 	while IFS= read -r f; do
 		case $f in
 		/usr/sbin/rpcrdma-inline | /usr/libexec/rpcrdma-inline/* | /usr/share/man/man8/rpcrdma-inline.8.gz | \
