@@ -36,14 +36,19 @@ read -r -a vers_list <<<"$(tr , " " <<<"${PAIR_VERS:-3}")"
 log "$role: the NFS $side, $mine rpcrdma, kernel $(uname -r), boot $boot"
 trap '[ -e /sync/failed ] || echo "$role" >/sync/failed' ERR
 
-wire_up
-insmod "$GUEST_MODULES/inline_limit.ko" netdev=eth0
+# The module first, then the wire: ours is installed with DKMS on every
+# boot (tens of seconds), and while the wire is up with no listener each
+# of the client's connect attempts is refused after its QP is made (8
+# creations for one reconnect once, against stock's 1): the wire comes
+# up as soon after the kill with either module
 if [ "$mine" = ours ]; then
 	install_ours
 	check "$role: boot $boot: the loaded rpcrdma is rpcrdma-inline" ours_loaded
 else
 	modprobe rpcrdma
 fi
+wire_up
+insmod "$GUEST_MODULES/inline_limit.ko" netdev=eth0
 
 created() { cat /sys/module/inline_limit/parameters/created; }
 
