@@ -30,12 +30,14 @@ elif command -v dpkg-query >/dev/null && owner=$(dpkg-query -S "$dest" 2>/dev/nu
 elif command -v rpm >/dev/null && owner=$(rpm -qf "$dest" 2>/dev/null); then
 	die "rpcrdma-inline was installed by the package $owner: remove it with dnf remove ${owner%%-[0-9]*}"
 fi
+# What is left outside a package: an earlier install.sh's DKMS entry and
+# tree, or one added by hand
+if dkms status "rpcrdma-inline/$version" 2>/dev/null | grep -q .; then
+	dkms remove "rpcrdma-inline/$version" --all
+fi
+rm -rf "$dest"
 manifest=/var/lib/rpcrdma-inline/installed-files
 if [ -f "$manifest" ]; then
-	if dkms status "rpcrdma-inline/$version" 2>/dev/null | grep -q .; then
-		dkms remove "rpcrdma-inline/$version" --all
-	fi
-	rm -rf "$dest"
 	while IFS= read -r f; do
 		case $f in
 		/usr/sbin/rpcrdma-inline | /usr/libexec/rpcrdma-inline/* | /usr/share/man/man8/rpcrdma-inline.8.gz | \
