@@ -137,6 +137,34 @@ bench_fn "SERVER:/EXPORT: 192.0.2.17:/x/y is server 192.0.2.17, export /x/y" 0 "
 bench_fn "SERVER:/EXPORT: 2001:db8::17:/export, no brackets: refused, naming the bracketed form" 2 \
 	"is not SERVER:/EXPORT (an IPv6 address in brackets: [ADDR]:/EXPORT)" 'parse_args 2001:db8::17:/export'
 
+# --server-cmd: what the server says it set is held to what was asked
+# (inline_size=N, or rpcrdma-inline -p status's lines); a command that
+# says nothing is run but marked unconfirmed; a stock server is refused;
+# on every exit the server is set back to --server-restore
+# shellcheck disable=SC2016 # expanded by bench_fn's bash
+bench_fn "server-cmd: it says inline_size=256 when asked 256: confirmed in rounds.tsv" 0 \
+	"round 1, mode B: the server's inline_size is 256" \
+	'server_cmd="echo inline_size={size}"; server_switch 256 "round 1, mode B"; cat "$out/rounds.tsv"'
+# shellcheck disable=SC2016 # expanded by bench_fn's bash
+bench_fn "server-cmd: status says parameter.inline_size: 128 when asked 256: stops, naming both" 1 \
+	"--server-cmd set the server's inline_size to 128, not 256 as asked" \
+	'server_cmd="printf \"module: ours\nparameter.inline_size: 128\n\""; server_switch 256 "round 1, mode B"'
+# shellcheck disable=SC2016 # expanded by bench_fn's bash
+bench_fn "server-cmd: it prints nothing: run, and marked not confirmed" 0 \
+	"round 2, mode A: inline_size=0 asked, not confirmed" \
+	'server_cmd="true {size}"; server_switch 0 "round 2, mode A"; cat "$out/rounds.tsv"'
+# shellcheck disable=SC2016 # expanded by bench_fn's bash
+bench_fn "server-cmd: the server's status says the stock module: stops" 1 \
+	"the server's rpcrdma is the stock module" \
+	'server_cmd="echo module: stock; echo {size}"; server_switch 256 "round 1, mode B"'
+# shellcheck disable=SC2016 # expanded by bench_fn's bash
+bench_fn "server-cmd: a failing command stops the bench, and the exit sets the server back to --server-restore" 1 \
+	"set back to 64 by --server-cmd" \
+	'server_restore=64 server_cmd="echo {size} >>$out/sizes; [ {size} != 256 ]"
+	trap cleanup EXIT; server_switch 256 "round 1, mode B"'
+expect "server-cmd: ... asked 256, then 64 on the way out" \
+	test "$(tr '\n' ' ' <"$work/out/sizes")" = "256 64 "
+
 # The NIC's identity in the report's header, from a sysfs of one
 # ConnectX port on a RoCE netdev at MTU 4200 (and a port with no netdev)
 sys=$work/sys

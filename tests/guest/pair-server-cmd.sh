@@ -1,7 +1,8 @@
 #!/bin/bash
 # The bench's --server-cmd in a pair (tests/guest/pair.sh, PAIR_BENCH=1),
 # standing in for ssh: ask the server guest, through /sync, to set its
-# inline_size to SIZE, and wait until it says it has.
+# inline_size to SIZE, wait until it says it has, and print the value it
+# read back as the bench reads it (inline_size=N).
 #
 # usage: pair-server-cmd.sh SIZE
 set -euo pipefail
@@ -11,7 +12,11 @@ echo "$n" >/sync/bench-asks
 echo "$n $size" >/sync/bench-size.tmp
 mv /sync/bench-size.tmp /sync/bench-size
 for _ in $(seq 600); do
-	[ "$(cat /sync/bench-done 2>/dev/null)" = "$n $size" ] && exit 0
+	read -r dn dsize now </sync/bench-done 2>/dev/null || true
+	if [ "${dn:-}" = "$n" ] && [ "${dsize:-}" = "$size" ]; then
+		echo "inline_size=${now:-}"
+		exit 0
+	fi
 	sleep 0.1
 done
 echo "the server guest did not set inline_size=$size within 60 s" >&2

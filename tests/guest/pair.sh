@@ -253,16 +253,17 @@ if [ $side = server ]; then
 		# (the sizes in the order asked are checked against the rounds)
 		asked=()
 		while [ ! -e /sync/bench-finished ] && [ ! -e /sync/failed ]; do
-			if [ -e /sync/bench-size ] && [ "$(cat /sync/bench-size)" != "$(cat /sync/bench-done 2>/dev/null)" ]; then
+			if [ -e /sync/bench-size ] && [ "$(cat /sync/bench-size)" != "$(cut -d' ' -f1,2 /sync/bench-done 2>/dev/null)" ]; then
 				read -r n size </sync/bench-size
 				echo "$size" >/sys/module/rpcrdma/parameters/inline_size
 				asked+=("$size")
-				echo "$n $size" >/sync/bench-done
+				echo "$n $size $(cat /sys/module/rpcrdma/parameters/inline_size)" >/sync/bench-done
 			fi
 			sleep 0.1
 		done
 		log "$role: the bench set the server's inline_size to ${asked[*]:-nothing}"
-		check "$role: the bench switched the server A B, B A: 0 256 256 0" test "${asked[*]:-}" = "0 256 256 0"
+		check "$role: the bench switched the server A B, B A, then back to 256 at its end: 0 256 256 0 256" \
+			test "${asked[*]:-}" = "0 256 256 0 256"
 		echo 256 >/sys/module/rpcrdma/parameters/inline_size
 	fi
 	sync_wait client-done 1200
@@ -394,6 +395,8 @@ else
 			test "$(awk -F'\t' '!/^#/ && $1 ~ /^[0-9]/ { printf "%s", $2 }' /tmp/bench/rounds.tsv 2>/dev/null)" = ABBA
 		check "$role: ... the report says the server was switched by --server-cmd" \
 			grep -q 'switched by --server-cmd' /tmp/bench/rounds.tsv
+		check "$role: ... each of the 4 runs confirmed the server's size from what --server-cmd printed" \
+			test "$(grep -c "^# server-cmd: round .*: the server's inline_size is" /tmp/bench/rounds.tsv)" = 4
 		check "$role: ... over IPv6, [$v6_server]:/export: it found each B round's connection, 256 bytes granted and Calls inline" \
 			test "$(grep -cF "[$v6_server]:/export" /tmp/bench/rounds.tsv) $(awk -F'\t' '$2 == "B" && $4 == 256 && $5 > 0' /tmp/bench/rounds.tsv | wc -l)" = "1 2"
 		if [ -f /tmp/bench/results.md ]; then
