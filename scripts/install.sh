@@ -10,8 +10,11 @@
 # (or scripts/uninstall.sh) takes all of it away. rpcrdma is reloaded if
 # nothing uses it.
 #
-# A host it cannot serve is refused before anything is installed: no
-# dpkg, a kernel not from a Debian or Ubuntu package, an OFED RDMA stack,
+# On an RPM system (rpm, no dpkg) scripts/install-rpm.sh does the same
+# with rpmbuild and dnf, yum or zypper.
+#
+# A host it cannot serve is refused before anything is installed: neither
+# dpkg nor rpm, a kernel not from a Debian or Ubuntu package, an OFED RDMA stack,
 # or a kernel source that no variant of a hook fits (the source package is
 # downloaded and its xprtrdma read first; of the build's tools only patch
 # and xz-utils, which that needs, may be installed before).
@@ -32,10 +35,9 @@ kver=$(uname -r)
 # shellcheck source-path=SCRIPTDIR source=kernel-package.sh
 . "$top/scripts/kernel-package.sh"
 if ! command -v dpkg-query >/dev/null; then
+	# An RPM system: the same, with rpmbuild and dnf, yum or zypper
 	if on_rpm_system; then
-		die "this script installs with apt; on an RPM system build and install the package:" \
-		    "rpmbuild -bb $top/rpcrdma-inline.spec (README.md, Install). For the kernel source," \
-		    "$(rpm_source_hint "$kver")"
+		exec "$top/scripts/install-rpm.sh"
 	fi
 	die "this script installs with apt, and there is no dpkg here: build it by hand," \
 	    "make KSRC=/path/to/the/kernel/source (README.md, Install)"
@@ -147,13 +149,4 @@ dkms status "rpcrdma-inline/$version" -k "$kver" 2>/dev/null | grep -q ': instal
 	die "$pkg is installed, but DKMS did not install the module for $kver." \
 	    "See /var/lib/dkms/rpcrdma-inline/$version/build/make.log; 'apt purge $pkg' takes the package out."
 
-if [ -e /sys/module/rpcrdma ]; then
-	if ! modprobe -r rpcrdma 2>/dev/null; then
-		echo "rpcrdma-inline: installed; rpcrdma is in use (NFS/RDMA mounts or nfsd's rdma listener), so the stock module stays loaded until it is free: then run 'modprobe -r rpcrdma && modprobe rpcrdma', or reboot." >&2
-		exit 0
-	fi
-fi
-modprobe rpcrdma
-[ -f /sys/module/rpcrdma/parameters/inline_size ] ||
-	die "rpcrdma loaded, but it is not rpcrdma-inline: see 'modinfo -n rpcrdma'."
-echo "rpcrdma-inline $version loaded: inline_size=$(cat /sys/module/rpcrdma/parameters/inline_size)"
+"$top/scripts/reload-rpcrdma.sh" "$version"
