@@ -16,8 +16,9 @@
 #                        scripts/install.sh on a fresh Debian 12 guest; and
 #                        the pairs of two machines on 6.1 (ours or stock on
 #                        each side, NFSv4.2 and NFSv3) and across 6.1 and 7.3
-#   tests/run.sh deep    full, then the guests of Debian 12's 6.12 and of
-#                        6.12.113 (Write chunks outside the WR chain), a
+#   tests/run.sh deep    full, then the guests of Debian 12's 6.12, of
+#                        6.12.113 (Write chunks outside the WR chain) and
+#                        6.12.107 (nor the accept errout backport), a
 #                        build for every Debian kernel apt offers, per
 #                        kernel the faults phase (device removal under load,
 #                        churn, many connections) with our module and with
@@ -52,7 +53,7 @@ full=("${check[@]}" build-6.12+deb13 build-6.12 build-7.2 packaging-upgrade
 # their head: the debug kernel's phases in two guests side by side (each
 # arms and reads kmemleak; one guest with all of them took 7527 s, the
 # critical path of the tier), the stock module's faults on it last
-extra_guests=(debug-6.12 debug-data-6.12 guest-6.12.113 guest-6.12 debug-stock-6.12)
+extra_guests=(debug-6.12 debug-data-6.12 guest-6.12.113 guest-6.12.107 guest-6.12 debug-stock-6.12)
 # The wire's faults, ours on both sides, then stock on both for comparison
 wire_faults=()
 for f in loss1 loss5 delay10 dup1 linkdown20 mtu9000 kill; do
