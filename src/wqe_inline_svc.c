@@ -28,15 +28,17 @@ static int rpcrdma_wqe_inline_svc_map(struct svc_rdma_send_ctxt *ctxt,
  *	   chunk data was written for this Reply before it
  *
  * Called immediately before ib_post_send(), after the transport header
- * buffer was synced through ctxt->sc_sges[0], which keeps its DMA
- * address. The Send goes inline when the connection has inline data
- * (for Send With Invalidate too, unless the driver cannot inline it:
- * siw), it is @alone (a Reply behind its own chunk data goes by
- * reference: the design found no gain there), the whole message was
- * pulled up into the transport header buffer (below 512 bytes), and it
- * fits in what the QP was granted; the inline SGE then carries the
- * buffer's kernel virtual address. Otherwise it is counted by reference
- * under the first of those that failed (off, chunks, unpulled, large).
+ * buffer was synced through ctxt->sc_sges[0]. The Send goes inline when
+ * the connection has inline data (for Send With Invalidate too, unless
+ * the driver cannot inline it: siw), it is @alone (a Reply behind its
+ * own chunk data goes by reference: the design found no gain there),
+ * the whole message was pulled up into the transport header buffer
+ * (below 512 bytes), and it fits in what the QP was granted: its one
+ * SGE lies in that buffer as mapped when the context was made (the DMA
+ * address recorded then, not read back from the SGE), and the inline
+ * SGE then carries the buffer's kernel virtual address. Otherwise it is
+ * counted by reference under the first of those that failed (off,
+ * chunks, unpulled, large, sge).
  * sg_list and send_flags are set afresh on every post: the context is
  * reused, and must not be touched once posted.
  */
@@ -47,7 +49,7 @@ void rpcrdma_wqe_inline_svc_prepare(struct svcxprt_rdma *rdma,
 	struct rpcrdma_wqe_inline *wi = &rdma->sc_wqe_inline;
 	struct ib_send_wr *send_wr = &ctxt->sc_send_wr;
 	const struct rpcrdma_wqe_inline_buf buf = {
-		.dma	= ctxt->sc_sges[0].addr,
+		.dma	= ctxt->sc_wqe_inline_dma,
 		.va	= ctxt->sc_xprt_buf,
 		.len	= rdma->sc_max_req_size,
 	};
