@@ -359,6 +359,11 @@ rxe_counters() {
 		awk '{ for (f = 3; f < NF; f += 2) if ($(f + 1) != 0) printf "%s=%s ", $f, $(f + 1) }'
 }
 
+# rpc_retrans: the NFS client's RPC retransmissions so far
+rpc_retrans() {
+	awk '$1 == "rpc" { print $3 }' /proc/net/rpc/nfs
+}
+
 # connects: the rdma transport's connect count of /mnt (mountstats)
 connects() {
 	awk '$1 == "device" { inmp = ($5 == "/mnt") } inmp && $1 == "xprt:" && $2 == "rdma" { print $5; exit }' \

@@ -19,6 +19,10 @@
 #                                 NIC for the whole run: "loss 1%",
 #                                 "delay 10ms 5ms", "duplicate 1%" (or
 #                                 with commas for spaces)
+#      PAIR_PROGRESS=1            log the export's small files each minute
+#                                 (also with PAIR_NETEM)
+#      PAIR_IO_WAIT=SECONDS       how long the server waits for the client's
+#                                 I/O of one NFS version (default 2400)
 #      PAIR_LINKDOWN=SECONDS      the server's link down that long while
 #                                 the client's 4 KiB writes run, then up
 #      PAIR_CLIENT_MTU=N          the client's NIC at MTU N, the server's at
@@ -196,6 +200,18 @@ if [ $side = server ]; then
 		# The file whose read delegation is recalled over the backchannel
 		echo "held by the client" >"/export/deleg-$vers"
 		sync_say "server-base-$vers"
+		# On a faulty wire, the export's small files counted each minute
+		# while the client copies them: steady progress or a stop
+		sampler=
+		if [ -n "${PAIR_NETEM:-}${PAIR_PROGRESS:-}" ]; then
+			(
+				t0=$SECONDS
+				while sleep 60; do
+					log "$role: vers=$vers: after $((SECONDS - t0)) s: $(find "/export/tree-$vers" -type f 2>/dev/null | wc -l) small files in the export; rxe0: $(rxe_counters)"
+				done
+			) &
+			sampler=$!
+		fi
 		if [ -n "${PAIR_LINKDOWN:-}" ]; then
 			sync_wait "writes-started-$vers" 600
 			sleep 3
@@ -233,7 +249,8 @@ if [ $side = server ]; then
 			log "$role: vers=$vers: a local write to the delegated file took $((SECONDS - t)) s"
 			sync_say "deleg-broken-$vers"
 		fi
-		sync_wait "io-done-$vers" 2400
+		sync_wait "io-done-$vers" "${PAIR_IO_WAIT:-2400}"
+		[ -z "$sampler" ] || kill "$sampler" 2>/dev/null || true
 		read -r oi ob di db <<<"$(sends_now "$d_i0" "$d_b0")"
 		log "$role: vers=$vers: Sends: ours $oi inline, $ob by reference; driver $di inline, $db by reference"
 		if [ "$mine" = ours ]; then
@@ -315,14 +332,20 @@ else
 			fio_pass "s1m-$vers" --filename="/mnt/fio-1m-$vers" --size=$((fio_mib * 2))M --bs=1M --rw=write
 		# The small files: made here, copied in, read back through the
 		# mount after dropping the cache, and listed for the server
+		# (timed, with the RPC retransmissions and the rxe counters
+		# that moved: on a lossy wire, slowness or a stop shows here)
 		mkdir -p "/tmp/tree-$vers" "/mnt/tree-$vers"
 		small_files "/tmp/tree-$vers" "$nfiles"
 		(cd "/tmp/tree-$vers" && sha256sum f* >"/sync/manifest-$vers")
+		t=$SECONDS r0=$(rpc_retrans)
 		cp /tmp/tree-"$vers"/f* "/mnt/tree-$vers/"
 		sync
+		tc=$((SECONDS - t)) rt=$(($(rpc_retrans) - r0))
 		echo 3 >/proc/sys/vm/drop_caches
+		t=$SECONDS r0=$(rpc_retrans)
 		check "$role: vers=$vers: $nfiles small files read back equal through the mount" \
 			bash -c "cd /mnt/tree-$vers && sha256sum --quiet -c /sync/manifest-$vers"
+		log "$role: vers=$vers: small files: $nfiles copied in $tc s ($rt RPC retransmissions), read back in $((SECONDS - t)) s ($(($(rpc_retrans) - r0))); connects $(connects); rxe0: $(rxe_counters)"
 		if backchannel "$vers"; then
 			# The backchannel across the wire: hold the file open for
 			# reading (a read delegation), let the server write it, and
