@@ -142,6 +142,10 @@ else
 			log "$role: vers=$vers: $(conn_line client | cut -d' ' -f2-)"
 			check "$role: vers=$vers: the live connection was made with one creation" \
 				test "$(conn_field client attempts)" = 1
+			# The connects tried while the server was dead, or booting,
+			# each failed after making its QP: none stays listed
+			check "$role: vers=$vers: one client connection listed, the live one ($(grep -c '^client ' "$CONNS"))" \
+				test "$(grep -c '^client ' "$CONNS")" = 1
 			check "$role: vers=$vers: its 4 KiB WRITE Calls behind REG_MR still go inline (+$ri)" \
 				test "$ri" -ge 256
 		fi
