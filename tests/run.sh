@@ -56,7 +56,10 @@ full=("${check[@]}" build-6.12+deb13 build-6.12 build-7.2 packaging-upgrade
 extra_guests=(debug-6.12 debug-data-6.12 guest-6.12.113 guest-6.12.107 guest-6.12 debug-stock-6.12)
 # The wire's faults, ours on both sides, then stock on both for comparison
 wire_faults=()
-for f in loss1 loss5 delay10 dup1 linkdown20 mtu9000 kill; do
+# (mtu9000, the client's NIC at MTU 9000, the server's at 1500, is run
+# by name only: it mounts, then moves nothing with either module, until
+# the guests' timeout: tests/README.md)
+for f in loss1 loss5 delay10 dup1 linkdown20 kill; do
 	wire_faults+=("pair-6.1-ours-6.1-ours-$f" "pair-6.1-stock-6.1-stock-$f")
 done
 extra=(pair-7.3-stock-6.1-ours pair-6.1-stock-7.3-ours pair-7.3-ours-6.1-stock pair-6.1-ours-7.3-stock
