@@ -19,8 +19,10 @@
 #                                 NIC for the whole run: "loss 1%",
 #                                 "delay 10ms 5ms", "duplicate 1%" (or
 #                                 with commas for spaces)
-#      PAIR_PROGRESS=1            log the export's small files each minute
-#                                 (also with PAIR_NETEM)
+#      PAIR_PROGRESS=1            log each minute the export's small files
+#                                 (server) and the RPCs, retransmissions,
+#                                 connects and rxe counters (client); also
+#                                 with PAIR_NETEM and PAIR_LINKDOWN
 #      PAIR_IO_WAIT=SECONDS       how long the server waits for the client's
 #                                 I/O of one NFS version (default 2400)
 #      PAIR_LINKDOWN=SECONDS      the server's link down that long while
@@ -203,7 +205,7 @@ if [ $side = server ]; then
 		# On a faulty wire, the export's small files counted each minute
 		# while the client copies them: steady progress or a stop
 		sampler=
-		if [ -n "${PAIR_NETEM:-}${PAIR_PROGRESS:-}" ]; then
+		if [ -n "${PAIR_NETEM:-}${PAIR_PROGRESS:-}${PAIR_LINKDOWN:-}" ]; then
 			(
 				t0=$SECONDS
 				while sleep 60; do
@@ -317,6 +319,18 @@ else
 		qp_base=$(qp_created)
 		nfs_mount "$vers" /mnt hard
 		check "$role: vers=$vers: mounted over rdma from $NFS_SERVER" check_proto_rdma /mnt
+		# On a faulty wire, the client's RPCs, retransmissions, connects
+		# and rxe counters each minute while its I/O runs
+		csampler=
+		if [ -n "${PAIR_NETEM:-}${PAIR_PROGRESS:-}${PAIR_LINKDOWN:-}" ]; then
+			(
+				t0=$SECONDS
+				while sleep 60; do
+					log "$role: vers=$vers: after $((SECONDS - t0)) s: RPC calls $(awk '$1 == "rpc" { print $2 }' /proc/net/rpc/nfs), retransmissions $(rpc_retrans), connects $(connects); rxe0: $(rxe_counters)"
+				done
+			) &
+			csampler=$!
+		fi
 		ri0=$(cat /sys/module/inline_limit/parameters/sends_reg_inline)
 		qp0=$(cat /sys/module/inline_limit/parameters/created)
 		# fio lays a new file out before its job starts, outside the job's
@@ -393,6 +407,7 @@ else
 			check "$role: vers=$vers: granted 256 bytes" test "$(conn_field client max)" = 256
 		fi
 		log "$role: vers=$vers: connects $(connects), QP creations during the I/O +$(($(cat /sys/module/inline_limit/parameters/created) - qp0)), rxe0: $(rxe_counters)"
+		[ -z "$csampler" ] || kill "$csampler" 2>/dev/null || true
 		sync_say "io-done-$vers"
 		sync_wait "server-counted-$vers" 600
 		nfs_umount /mnt
