@@ -359,6 +359,24 @@ rxe_counters() {
 		awk '{ for (f = 3; f < NF; f += 2) if ($(f + 1) != 0) printf "%s=%s ", $f, $(f + 1) }'
 }
 
+# wire_state: rxe0's port state, eth0's IPv4 address, and the RC QPs'
+# states, on one line (what a stalled pair is asked each minute)
+wire_state() {
+	echo "rxe0/1 $(rdma link show rxe0/1 2>/dev/null | awk '{ for (f = 1; f < NF; f++) if ($f ~ /state$/) printf "%s=%s ", $f, $(f + 1) }')" \
+		"eth0 $(ip -br -4 addr show eth0 2>/dev/null | awk '{ print $2, $3 }'); RC QPs:" \
+		"$(rdma res show qp 2>/dev/null | awk '/type RC/ { for (f = 1; f < NF; f++) if ($f == "state") printf "%s ", $(f + 1) }')"
+}
+
+# rpc_state: each RPC transport's state flags, and the first RPC tasks
+# waiting (sunrpc's debugfs)
+rpc_state() {
+	local f
+	for f in /sys/kernel/debug/sunrpc/rpc_xprt/*/info; do
+		[ -e "$f" ] && printf 'xprt %s ' "$(awk '$1 == "state:" { print $2 }' "$f")"
+	done
+	cat /sys/kernel/debug/sunrpc/rpc_clnt/*/tasks 2>/dev/null | head -n 3 | tr -s ' \n' ' ;'
+}
+
 # rpc_retrans: the NFS client's RPC retransmissions so far
 rpc_retrans() {
 	awk '$1 == "rpc" { print $3 }' /proc/net/rpc/nfs

@@ -209,7 +209,7 @@ if [ $side = server ]; then
 			(
 				t0=$SECONDS
 				while sleep 60; do
-					log "$role: vers=$vers: after $((SECONDS - t0)) s: $(find "/export/tree-$vers" -type f 2>/dev/null | wc -l) small files in the export; rxe0: $(rxe_counters)"
+					log "$role: vers=$vers: after $((SECONDS - t0)) s: $(find "/export/tree-$vers" -type f 2>/dev/null | wc -l) small files in the export; rxe0: $(rxe_counters); $(wire_state)"
 				done
 			) &
 			sampler=$!
@@ -326,7 +326,7 @@ else
 			(
 				t0=$SECONDS
 				while sleep 60; do
-					log "$role: vers=$vers: after $((SECONDS - t0)) s: RPC calls $(awk '$1 == "rpc" { print $2 }' /proc/net/rpc/nfs), retransmissions $(rpc_retrans), connects $(connects); rxe0: $(rxe_counters)"
+					log "$role: vers=$vers: after $((SECONDS - t0)) s: RPC calls $(awk '$1 == "rpc" { print $2 }' /proc/net/rpc/nfs), retransmissions $(rpc_retrans), connects $(connects); rxe0: $(rxe_counters); $(wire_state); $(rpc_state)"
 				done
 			) &
 			csampler=$!
