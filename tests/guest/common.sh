@@ -360,14 +360,17 @@ rxe_counters() {
 }
 
 # wire_state: rxe0's port state, eth0's IPv4 address and packets in and
-# out, UDP's counters (RoCEv2 is UDP), the neighbours on eth0, and the RC
+# out, UDP's counters (RoCEv2 is UDP), the neighbours on eth0, rxe0's GIDs
+# (rxe drops a packet whose destination GID it does not hold), and the RC
 # QPs' states, on one line (what a stalled pair is asked each minute)
 wire_state() {
 	echo "rxe0/1 $(rdma link show rxe0/1 2>/dev/null | awk '{ for (f = 1; f < NF; f++) if ($f ~ /state$/) printf "%s=%s ", $f, $(f + 1) }')" \
 		"eth0 $(ip -br -4 addr show eth0 2>/dev/null | awk '{ print $2, $3 }')" \
 		"rx $(cat /sys/class/net/eth0/statistics/rx_packets) tx $(cat /sys/class/net/eth0/statistics/tx_packets)" \
 		"udp $(awk '$1 == "Udp:" && $2 ~ /^[0-9]/ { print "in=" $2, "noports=" $3, "inerrors=" $4, "rcvbuferrors=" $6 }' /proc/net/snmp)" \
-		"neigh $(ip -4 neigh show dev eth0 2>/dev/null | tr '\n' ' '); RC QPs:" \
+		"neigh $(ip -4 neigh show dev eth0 2>/dev/null | tr '\n' ' ')" \
+		"gids $(grep -Hv '^0000:0000:0000:0000:0000:0000:0000:0000$' /sys/class/infiniband/rxe0/ports/1/gids/* 2>/dev/null |
+			sed 's,.*/,,' | tr '\n' ' '); RC QPs:" \
 		"$(rdma res show qp 2>/dev/null | awk '/type RC/ { for (f = 1; f < NF; f++) if ($f == "state") printf "%s ", $(f + 1) }')"
 }
 
