@@ -361,8 +361,9 @@ rxe_counters() {
 
 # wire_state: rxe0's port state, eth0's IPv4 address and packets in and
 # out, UDP's counters (RoCEv2 is UDP), the neighbours on eth0, rxe0's GIDs
-# (rxe drops a packet whose destination GID it does not hold), and the RC
-# QPs' states, on one line (what a stalled pair is asked each minute)
+# (rxe drops a packet whose destination GID it does not hold), and the
+# RC QPs' and QP1's (GSI: the CM's MADs) states, on one line (what a
+# stalled pair is asked each minute)
 wire_state() {
 	echo "rxe0/1 $(rdma link show rxe0/1 2>/dev/null | awk '{ for (f = 1; f < NF; f++) if ($f ~ /state$/) printf "%s=%s ", $f, $(f + 1) }')" \
 		"eth0 $(ip -br -4 addr show eth0 2>/dev/null | awk '{ print $2, $3 }')" \
@@ -370,8 +371,8 @@ wire_state() {
 		"udp $(awk '$1 == "Udp:" && $2 ~ /^[0-9]/ { print "in=" $2, "noports=" $3, "inerrors=" $4, "rcvbuferrors=" $6 }' /proc/net/snmp)" \
 		"neigh $(ip -4 neigh show dev eth0 2>/dev/null | tr '\n' ' ')" \
 		"gids $(grep -Hv '^0000:0000:0000:0000:0000:0000:0000:0000$' /sys/class/infiniband/rxe0/ports/1/gids/* 2>/dev/null |
-			sed 's,.*/,,' | tr '\n' ' '); RC QPs:" \
-		"$(rdma res show qp 2>/dev/null | awk '/type RC/ { for (f = 1; f < NF; f++) if ($f == "state") printf "%s ", $(f + 1) }')"
+			sed 's,.*/,,' | tr '\n' ' '); QPs:" \
+		"$(rdma res show qp 2>/dev/null | awk '/type (RC|GSI)/ { for (f = 1; f < NF; f++) { if ($f == "lqpn") q = $(f + 1); if ($f == "type") t = $(f + 1); if ($f == "state") printf "%s:%s:%s ", q, t, $(f + 1) } }')"
 }
 
 # rpc_state: each RPC transport's state flags, and the first RPC tasks
