@@ -22,9 +22,47 @@ rm -rf "$tmp"
 cp -a "$pristine" "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 
+# check_hunks PATCH: after the patch's first "--- " line, every line is a
+# file header, a blank line between hunks, or a line of a hunk of the
+# size its "@@" line gives. patch(1) takes a stray line for the end of
+# the patch and silently skips every hunk after it: that would build a
+# half-hooked module
+check_hunks() {
+	awk '
+	!started { if (/^--- /) started = 1; next }
+	inhunk {
+		c = substr($0, 1, 1)
+		if ($0 == "" || c == " ") { o--; n-- }
+		else if (c == "-") o--
+		else if (c == "+") n--
+		else if (c == "\\") next
+		else { printf "line %d, \"%s\", inside a hunk is not a hunk line\n", NR, $0; bad = 1; exit }
+		if (o < 0 || n < 0) { printf "line %d: the hunk is longer than its @@ line says\n", NR; bad = 1; exit }
+		if (o == 0 && n == 0) inhunk = 0
+		next
+	}
+	/^(---|\+\+\+) / { next }
+	/^@@ -[0-9]+(,[0-9]+)? \+[0-9]+(,[0-9]+)? @@/ {
+		split($2, a, ","); o = (a[2] == "") ? 1 : a[2] + 0
+		split($3, b, ","); n = (b[2] == "") ? 1 : b[2] + 0
+		inhunk = (o > 0 || n > 0)
+		next
+	}
+	/^$/ { next }
+	{ printf "line %d, \"%s\", is in no hunk: patch would skip every hunk after it\n", NR, $0; bad = 1; exit }
+	END {
+		if (!bad && inhunk) { print "its last hunk ends early"; bad = 1 }
+		exit bad
+	}' "$1"
+}
+
 for hook in "$@"; do
 	name="$(basename "$(dirname "$hook")")"
 	variant=$(basename "$hook" .patch)
+	if ! out=$(check_hunks "$hook"); then
+		die "hook $name (variant $variant) is malformed: $out." \
+		    "Fix $hook; nothing was built, the stock rpcrdma module stays in place."
+	fi
 	if ! out=$(patch -d "$tmp" -p1 --forward --batch --fuzz=0 \
 		--no-backup-if-mismatch -r - <"$hook" 2>&1); then
 		printf '%s\n' "$out" >&2

@@ -49,7 +49,34 @@ $(tr ' ' '\n' <<<"$want")"
 		cat "$work/err"
 		tap_fail "$name: the chosen variants apply (exit $rc)"
 	fi
+	# Every line a hunk adds is in the hooked file: no hunk was skipped
+	# (a separator that is not whitespace, so that read keeps the tabs)
+	missing=$(awk '/^\+\+\+ b\// { f = substr($0, 7); next } /^\+/ { print f "\037" substr($0, 2) }' "${patches[@]}" |
+		while IFS=$'\037' read -r f line; do
+			grep -qxF -- "$line" "$work/$name/$f" 2>/dev/null || echo "$f: $line"
+		done)
+	if [ -z "$missing" ]; then
+		tap_ok "$name: every line the chosen variants add is in the hooked files"
+	else
+		printf '%s\n' "$missing" | head -n 5 | sed 's/^/#   missing: /'
+		tap_fail "$name: lines the chosen variants add are missing (a hunk skipped)"
+	fi
 done
+
+# A hook with a line outside any hunk (patch(1) would skip every hunk
+# after it and succeed) is refused before anything is applied
+fx=$work/pristine-upstream-5.15
+bad=$work/bad-hook/04-svc-post-send/6.1.patch
+mkdir -p "$(dirname "$bad")"
+awk '/^@@/ && ++h == 2 { next } { print }' "$REPO/src/hooks/04-svc-post-send/6.1.patch" >"$bad"
+rc=0
+"$REPO/scripts/apply-hooks.sh" "$fx" "$work/bad-applied" "$bad" 2>"$work/err" || rc=$?
+if [ "$rc" -ne 0 ] && grep -q "is malformed: line [0-9]*, .* is in no hunk" "$work/err" && [ ! -e "$work/bad-applied" ]; then
+	tap_ok "a hook with a line outside its hunks is refused, naming the line, and nothing is applied"
+else
+	cat "$work/err"
+	tap_fail "a hook with a line outside its hunks is refused (exit $rc)"
+fi
 for patch in "$REPO"/src/hooks/[0-9][0-9]-*/*.patch; do
 	hv="$(basename "$(dirname "$patch")")=$(basename "$patch" .patch)"
 	expect "variant $hv is chosen by a fixture or a tested Debian kernel" grep -qxF -- "$hv" <<<"$used"
