@@ -95,16 +95,35 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 				 struct ib_qp_init_attr *attr,
 				 enum rpcrdma_wqe_inline_side side);
 void rpcrdma_wqe_inline_release(struct rpcrdma_wqe_inline *wi);
+
+/**
+ * struct rpcrdma_wqe_inline_post - a Send WR's count, until its post returns
+ * @how: inline, or why by reference
+ * @class: the size class of its message
+ *
+ * Taken from the WR before ib_post_send(), which may complete it (and
+ * let its context be reused) before it returns.
+ */
+struct rpcrdma_wqe_inline_post {
+	enum rpcrdma_wqe_inline_how	how;
+	unsigned int			class;
+};
+
 void rpcrdma_wqe_inline_posting(struct rpcrdma_wqe_inline *wi,
 				const struct ib_send_wr *send_wr,
-				enum rpcrdma_wqe_inline_how how, bool behind);
+				enum rpcrdma_wqe_inline_how how, bool behind,
+				struct rpcrdma_wqe_inline_post *post);
+void rpcrdma_wqe_inline_posted(struct rpcrdma_wqe_inline *wi,
+			       const struct rpcrdma_wqe_inline_post *post,
+			       int ret);
 
-void rpcrdma_wqe_inline_svc_prepare(struct svcxprt_rdma *rdma,
-				    struct svc_rdma_send_ctxt *ctxt,
-				    bool alone);
+int rpcrdma_wqe_inline_svc_post(struct svcxprt_rdma *rdma,
+				struct svc_rdma_send_ctxt *ctxt, bool alone,
+				const struct ib_send_wr *first_wr,
+				const struct ib_send_wr **bad_wr);
 bool rpcrdma_wqe_inline_svc_chunks(const struct svc_rdma_recv_ctxt *rctxt);
-void rpcrdma_wqe_inline_xprt_prepare(struct rpcrdma_ep *ep,
-				     struct rpcrdma_req *req,
-				     const struct ib_send_wr *post_wr);
+int rpcrdma_wqe_inline_xprt_post(struct rpcrdma_ep *ep,
+				 struct rpcrdma_req *req,
+				 const struct ib_send_wr *post_wr);
 
 #endif /* _RPCRDMA_WQE_INLINE_H */

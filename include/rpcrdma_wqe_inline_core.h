@@ -119,9 +119,11 @@ struct rpcrdma_wqe_inline_conns_snap {
 /**
  * struct rpcrdma_wqe_inline_sizes - one side's Sends by how and size class
  * @n: Sends posted since rpcrdma loaded, by how and size class
+ * @failed: Sends whose ib_post_send() failed, by size class
  */
 struct rpcrdma_wqe_inline_sizes {
 	long	n[RPCRDMA_WQE_INLINE_HOW_NR][RPCRDMA_WQE_INLINE_SIZES];
+	long	failed[RPCRDMA_WQE_INLINE_SIZES];
 };
 
 void rpcrdma_wqe_inline_counters_init(void);

@@ -3,7 +3,8 @@
  * rpcrdma-inline tracepoints: events/rpcrdma_inline/ in tracefs.
  * One event per QP creation attempt, per granted QP, per Send posted
  * (with whether other work went ahead of it: REG_MRs, chunk data), per
- * connection released, and per device forgotten.
+ * Send whose post failed, per connection released, and per device
+ * forgotten.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM rpcrdma_inline
@@ -113,6 +114,23 @@ TRACE_EVENT(rpcrdma_wqe_inline_post,
 		      __entry->inlined ? "inline" : "byref",
 		      show_wqe_inline_how(__entry->how),
 		      __entry->num_sge, __entry->len, __entry->behind)
+);
+
+TRACE_EVENT(rpcrdma_wqe_inline_post_err,
+	    TP_PROTO(const struct rpcrdma_wqe_inline *wi,
+		     enum rpcrdma_wqe_inline_how how, int ret),
+	    TP_ARGS(wi, how, ret),
+	    TP_STRUCT__entry(__field(const void *, wi)
+			     __field(int, side)
+			     __field(int, how)
+			     __field(int, ret)),
+	    TP_fast_assign(__entry->wi = wi;
+			   __entry->side = wi->side;
+			   __entry->how = how;
+			   __entry->ret = ret;),
+	    TP_printk("conn=%p side=%s how=%s ret=%d",
+		      __entry->wi, show_wqe_inline_side(__entry->side),
+		      show_wqe_inline_how(__entry->how), __entry->ret)
 );
 
 TRACE_EVENT(rpcrdma_wqe_inline_release,

@@ -78,6 +78,8 @@ bool rpcrdma_wqe_inline_sizes_sum(struct rpcrdma_wqe_inline_sizes *sum,
 		for (h = 0; h < RPCRDMA_WQE_INLINE_HOW_NR; h++)
 			for (s = 0; s < RPCRDMA_WQE_INLINE_SIZES; s++)
 				sum->n[h][s] += READ_ONCE(c->n[h][s]);
+		for (s = 0; s < RPCRDMA_WQE_INLINE_SIZES; s++)
+			sum->failed[s] += READ_ONCE(c->failed[s]);
 	}
 	return true;
 }
@@ -215,28 +217,55 @@ void rpcrdma_wqe_inline_release(struct rpcrdma_wqe_inline *wi)
 }
 
 /**
- * rpcrdma_wqe_inline_posting - count a Send WR that is about to be posted
+ * rpcrdma_wqe_inline_posting - trace a Send WR that is about to be posted
  * @wi: the connection's inline state
  * @send_wr: the Send WR, with its sg_list and send_flags final
  * @how: inline, or why by reference
  * @behind: other work goes ahead of it: the REG_MR WRs of a client Call
  *	    chained in front of it, or a server Reply's chunk data
+ * @post: filled in, for rpcrdma_wqe_inline_posted()
  *
  * Called immediately before ib_post_send(): the WR is not read after
- * it is posted. Two per-CPU increments per Send: the connection's, by
- * @how, and its side's, by @how and size class.
+ * it is posted, so what its count needs is taken now.
  */
 void rpcrdma_wqe_inline_posting(struct rpcrdma_wqe_inline *wi,
 				const struct ib_send_wr *send_wr,
-				enum rpcrdma_wqe_inline_how how, bool behind)
+				enum rpcrdma_wqe_inline_how how, bool behind,
+				struct rpcrdma_wqe_inline_post *post)
 {
 	u32 len = rpcrdma_wqe_inline_msg_len(send_wr->sg_list,
 					     send_wr->num_sge);
-	unsigned int class = rpcrdma_wqe_inline_size_class(len);
 
-	if (likely(wi->sends))
-		this_cpu_inc(wi->sends->n[how]);
-	if (likely(rpcrdma_wqe_inline_sizes))
-		this_cpu_inc(rpcrdma_wqe_inline_sizes->side[wi->side].n[how][class]);
+	post->how = how;
+	post->class = rpcrdma_wqe_inline_size_class(len);
 	trace_rpcrdma_wqe_inline_post(wi, send_wr, how, len, behind);
+}
+
+/**
+ * rpcrdma_wqe_inline_posted - count a Send WR once its post returned
+ * @wi: the connection's inline state
+ * @post: what rpcrdma_wqe_inline_posting() took from the WR
+ * @ret: what ib_post_send() returned
+ *
+ * A Send the driver took: two per-CPU increments, the connection's by
+ * how, and its side's by how and size class. A failed post took no
+ * Send (the Send WR is the last of its chain, and the driver takes none
+ * from the one that failed on): its side's failed count, by size class,
+ * and a tracepoint. The connection's counts leave it out; xprtrdma and
+ * svcrdma close a connection whose post failed.
+ */
+void rpcrdma_wqe_inline_posted(struct rpcrdma_wqe_inline *wi,
+			       const struct rpcrdma_wqe_inline_post *post,
+			       int ret)
+{
+	if (unlikely(ret)) {
+		if (likely(rpcrdma_wqe_inline_sizes))
+			this_cpu_inc(rpcrdma_wqe_inline_sizes->side[wi->side].failed[post->class]);
+		trace_rpcrdma_wqe_inline_post_err(wi, post->how, ret);
+		return;
+	}
+	if (likely(wi->sends))
+		this_cpu_inc(wi->sends->n[post->how]);
+	if (likely(rpcrdma_wqe_inline_sizes))
+		this_cpu_inc(rpcrdma_wqe_inline_sizes->side[wi->side].n[post->how][post->class]);
 }

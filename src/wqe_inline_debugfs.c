@@ -73,26 +73,38 @@ static int rpcrdma_wqe_inline_connections_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* "server how=inline le64=0 ... counted=1": one line of 'sends' */
+static void rpcrdma_wqe_inline_sends_line(struct seq_file *m, unsigned int side,
+					  const char *how, const long *n,
+					  bool counted)
+{
+	unsigned int s;
+
+	seq_printf(m, "%s how=%s", rpcrdma_wqe_inline_side_name(side), how);
+	for (s = 0; s < RPCRDMA_WQE_INLINE_SIZES; s++)
+		seq_printf(m, " %s=%ld", rpcrdma_wqe_inline_size_name(s), n[s]);
+	seq_printf(m, " counted=%d\n", counted);
+}
+
 /* Per side, one line per how (inline, or why by reference) with the
  * Sends of all its connections since rpcrdma loaded, by size class:
- * which inline size would catch what
+ * which inline size would catch what; then how=failed, the Sends whose
+ * post failed (counted under no other how)
  */
 static int rpcrdma_wqe_inline_sends_show(struct seq_file *m, void *v)
 {
 	struct rpcrdma_wqe_inline_sizes sum;
-	unsigned int side, h, s;
+	unsigned int side, h;
 	bool counted;
 
 	for (side = 0; side < RPCRDMA_WQE_INLINE_SIDES; side++) {
 		counted = rpcrdma_wqe_inline_sizes_sum(&sum, side);
-		for (h = 0; h < RPCRDMA_WQE_INLINE_HOW_NR; h++) {
-			seq_printf(m, "%s how=%s", rpcrdma_wqe_inline_side_name(side),
-				   rpcrdma_wqe_inline_how_name(h));
-			for (s = 0; s < RPCRDMA_WQE_INLINE_SIZES; s++)
-				seq_printf(m, " %s=%ld", rpcrdma_wqe_inline_size_name(s),
-					   sum.n[h][s]);
-			seq_printf(m, " counted=%d\n", counted);
-		}
+		for (h = 0; h < RPCRDMA_WQE_INLINE_HOW_NR; h++)
+			rpcrdma_wqe_inline_sends_line(m, side,
+						      rpcrdma_wqe_inline_how_name(h),
+						      sum.n[h], counted);
+		rpcrdma_wqe_inline_sends_line(m, side, "failed", sum.failed,
+					      counted);
 	}
 	return 0;
 }

@@ -20,31 +20,23 @@ static int rpcrdma_wqe_inline_svc_map(struct svc_rdma_send_ctxt *ctxt,
 					   max, &ctxt->sc_wqe_inline_sge, 1);
 }
 
-/**
- * rpcrdma_wqe_inline_svc_prepare - choose how a server Send is posted
- * @rdma: the connection
- * @ctxt: the send context, about to be posted
- * @alone: the Send WR is the only WR of its ib_post_send(), and no
- *	   chunk data was written for this Reply before it
- *
- * Called immediately before ib_post_send(), after the transport header
- * buffer was synced through ctxt->sc_sges[0]. The Send goes inline when
- * the connection has inline data (for Send With Invalidate too, unless
- * the driver cannot inline it: siw), it is @alone (a Reply behind its
- * own chunk data goes by reference: the design found no gain there),
- * the whole message was pulled up into the transport header buffer
- * (below 512 bytes), and it fits in what the QP was granted: its one
- * SGE lies in that buffer as mapped when the context was made (the DMA
- * address recorded then, not read back from the SGE), and the inline
- * SGE then carries the buffer's kernel virtual address. Otherwise it is
- * counted by reference under the first of those that failed (off,
- * chunks, unpulled, large, sge).
- * sg_list and send_flags are set afresh on every post: the context is
- * reused, and must not be touched once posted.
+/*
+ * How a server Send is posted. The Send goes inline when the connection
+ * has inline data (for Send With Invalidate too, unless the driver
+ * cannot inline it: siw), it is @alone (a Reply behind its own chunk
+ * data goes by reference: the design found no gain there), the whole
+ * message was pulled up into the transport header buffer (below 512
+ * bytes), and it fits in what the QP was granted: its one SGE lies in
+ * that buffer as mapped when the context was made (the DMA address
+ * recorded then, not read back from the SGE), and the inline SGE then
+ * carries the buffer's kernel virtual address. Otherwise it goes by
+ * reference, for the first of those that failed (off, chunks, unpulled,
+ * large, sge). sg_list and send_flags are set afresh on every post: the
+ * context is reused.
  */
-void rpcrdma_wqe_inline_svc_prepare(struct svcxprt_rdma *rdma,
-				    struct svc_rdma_send_ctxt *ctxt,
-				    bool alone)
+static enum rpcrdma_wqe_inline_how
+rpcrdma_wqe_inline_svc_prepare(struct svcxprt_rdma *rdma,
+			       struct svc_rdma_send_ctxt *ctxt, bool alone)
 {
 	struct rpcrdma_wqe_inline *wi = &rdma->sc_wqe_inline;
 	struct ib_send_wr *send_wr = &ctxt->sc_send_wr;
@@ -70,7 +62,41 @@ void rpcrdma_wqe_inline_svc_prepare(struct svcxprt_rdma *rdma,
 		send_wr->sg_list = &ctxt->sc_wqe_inline_sge;
 		send_wr->send_flags |= IB_SEND_INLINE;
 	}
-	rpcrdma_wqe_inline_posting(wi, send_wr, how, !alone);
+	return how;
+}
+
+/**
+ * rpcrdma_wqe_inline_svc_post - post a server Send, inline or by reference
+ * @rdma: the connection
+ * @ctxt: the send context, after the transport header buffer was synced
+ *	  through ctxt->sc_sges[0]
+ * @alone: the Send WR is the only WR of its ib_post_send(), and no
+ *	   chunk data was written for this Reply before it
+ * @first_wr: the first WR of the post: the Send WR, or the chunk
+ *	      RDMA Writes chained in front of it
+ * @bad_wr: as for ib_post_send()
+ *
+ * Takes the place of svcrdma's ib_post_send() of a send context: chooses
+ * how the Send goes (see rpcrdma_wqe_inline_svc_prepare()), posts it,
+ * and counts it once the post returned, without reading the context
+ * again, which its completion may already have released.
+ *
+ * Return: what ib_post_send() returned.
+ */
+int rpcrdma_wqe_inline_svc_post(struct svcxprt_rdma *rdma,
+				struct svc_rdma_send_ctxt *ctxt, bool alone,
+				const struct ib_send_wr *first_wr,
+				const struct ib_send_wr **bad_wr)
+{
+	struct rpcrdma_wqe_inline_post post;
+	int ret;
+
+	rpcrdma_wqe_inline_posting(&rdma->sc_wqe_inline, &ctxt->sc_send_wr,
+				   rpcrdma_wqe_inline_svc_prepare(rdma, ctxt, alone),
+				   !alone, &post);
+	ret = ib_post_send(rdma->sc_qp, first_wr, bad_wr);
+	rpcrdma_wqe_inline_posted(&rdma->sc_wqe_inline, &post, ret);
+	return ret;
 }
 
 /**

@@ -20,29 +20,22 @@ static void rpcrdma_wqe_inline_regbuf(struct rpcrdma_regbuf *rb,
 	buf->len = rdmab_length(rb);
 }
 
-/**
- * rpcrdma_wqe_inline_xprt_prepare - choose how a client Call is posted
- * @ep: the connection's endpoint
- * @req: the Call, about to be posted
- * @post_wr: the first WR of its ib_post_send(): the Send WR itself, or
- *	     the first of the REG_MR WRs that frwr_send() chained in front
- *	     of it
- *
- * Called immediately before ib_post_send(). The Call goes inline when
- * the connection has inline data, nothing but memory registrations is
- * chained ahead of it (and the driver builds an inline Send the same
- * behind them, wi->behind_reg) or it is alone, no SGE points into a
- * mapped page (sc_unmap_count is zero, so every SGE lies in the
- * transport header buffer rl_rdmabuf or the pulled-up message in
- * rl_sendbuf), and it fits in what the QP was granted; the inline SGEs
- * then carry kernel virtual addresses, while the send context's SGEs
- * keep the DMA addresses. Otherwise it is counted by reference under the
- * first of those that failed (off, chained, pages, large). sg_list and
- * send_flags are set afresh on every post: rl_wr persists between Calls.
+/*
+ * How a client Call is posted. The Call goes inline when the connection
+ * has inline data, nothing but memory registrations is chained ahead of
+ * it (and the driver builds an inline Send the same behind them,
+ * wi->behind_reg) or it is alone, no SGE points into a mapped page
+ * (sc_unmap_count is zero, so every SGE lies in the transport header
+ * buffer rl_rdmabuf or the pulled-up message in rl_sendbuf), and it fits
+ * in what the QP was granted; the inline SGEs then carry kernel virtual
+ * addresses, while the send context's SGEs keep the DMA addresses.
+ * Otherwise it goes by reference, for the first of those that failed
+ * (off, chained, pages, large). sg_list and send_flags are set afresh on
+ * every post: rl_wr persists between Calls.
  */
-void rpcrdma_wqe_inline_xprt_prepare(struct rpcrdma_ep *ep,
-				     struct rpcrdma_req *req,
-				     const struct ib_send_wr *post_wr)
+static enum rpcrdma_wqe_inline_how
+rpcrdma_wqe_inline_xprt_prepare(struct rpcrdma_ep *ep, struct rpcrdma_req *req,
+				const struct ib_send_wr *post_wr)
 {
 	struct rpcrdma_wqe_inline *wi = &ep->re_wqe_inline;
 	struct rpcrdma_sendctx *sc = req->rl_sendctx;
@@ -76,5 +69,35 @@ void rpcrdma_wqe_inline_xprt_prepare(struct rpcrdma_ep *ep,
 		send_wr->sg_list = req->rl_wqe_inline_sge;
 		send_wr->send_flags |= IB_SEND_INLINE;
 	}
-	rpcrdma_wqe_inline_posting(wi, send_wr, how, post_wr != send_wr);
+	return how;
+}
+
+/**
+ * rpcrdma_wqe_inline_xprt_post - post a client Call, inline or by reference
+ * @ep: the connection's endpoint
+ * @req: the Call
+ * @post_wr: the first WR of its ib_post_send(): the Send WR itself, or
+ *	     the first of the REG_MR WRs that frwr_send() chained in front
+ *	     of it
+ *
+ * Takes the place of frwr_send()'s ib_post_send(): chooses how the Call
+ * goes (see rpcrdma_wqe_inline_xprt_prepare()), posts it, and counts it
+ * once the post returned, without reading the request again, which its
+ * completion may already have released.
+ *
+ * Return: what ib_post_send() returned.
+ */
+int rpcrdma_wqe_inline_xprt_post(struct rpcrdma_ep *ep,
+				 struct rpcrdma_req *req,
+				 const struct ib_send_wr *post_wr)
+{
+	struct rpcrdma_wqe_inline_post post;
+	int ret;
+
+	rpcrdma_wqe_inline_posting(&ep->re_wqe_inline, &req->rl_wr,
+				   rpcrdma_wqe_inline_xprt_prepare(ep, req, post_wr),
+				   post_wr != &req->rl_wr, &post);
+	ret = ib_post_send(ep->re_id->qp, post_wr, NULL);
+	rpcrdma_wqe_inline_posted(&ep->re_wqe_inline, &post, ret);
+	return ret;
 }

@@ -103,12 +103,19 @@ conn_sums_agree() {
 	}'
 }
 
-# side_sends SIDE: SIDE's Sends since rpcrdma loaded, added up over the
-# size classes of debugfs 'sends'
+# side_sends SIDE [HOW]: SIDE's Sends since rpcrdma loaded, added up over
+# the size classes of debugfs 'sends': posted (the default), or those of
+# one how: inline, byref (every reason by reference) or failed (their
+# post failed; counted under no other how)
 SENDS=/sys/kernel/debug/rpcrdma_inline/sends
 side_sends() {
-	awk -v s="$1" '$1 == s { for (i = 3; i <= NF; i++) {
-		split($i, kv, "="); if (kv[1] ~ /^(le|gt)[0-9]+$/) n += kv[2] } }
+	awk -v s="$1" -v how="${2:-posted}" '$1 == s {
+		h = substr($2, 5)
+		if (how == "posted" && h == "failed") next
+		if (how == "byref" && (h == "inline" || h == "failed")) next
+		if (how != "posted" && how != "byref" && h != how) next
+		for (i = 3; i <= NF; i++) {
+			split($i, kv, "="); if (kv[1] ~ /^(le|gt)[0-9]+$/) n += kv[2] } }
 		END { print n + 0 }' "$SENDS"
 }
 

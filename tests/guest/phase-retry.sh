@@ -145,6 +145,58 @@ nfs_umount /mnt
 conns_gone || true
 check "accept error: rmmod inline_limit" rmmod inline_limit
 
+# A failed post: the next post of one side's Send fails before the
+# device sees it (inline_limit.ko fail_post_send=1 fail_send_done=its
+# Send completion handler). That side counts it as failed, under no
+# other how, so that ours and the driver's counts of what was posted,
+# inline and by reference, still agree; its connection closes, and the
+# client's retry moves the data.
+# "SI SB CI CB DI DB": both sides' Sends posted inline and by reference
+# (debugfs 'sends'), and the driver's, read back to back
+rt_posted() {
+	echo "$(side_sends server inline) $(side_sends server byref)" \
+		"$(side_sends client inline) $(side_sends client byref)" \
+		"$(driver_sends inline) $(driver_sends byref)"
+}
+# rt_posted_agree BASE: since rt_posted printed BASE (the driver's then
+# 0 0), ours posted as many inline and by reference as the driver saw
+rt_posted_agree() {
+	local b r _
+	read -ra b <<<"$1"
+	for _ in $(seq 30); do
+		read -ra r <<<"$(rt_posted)"
+		[ $((r[0] - b[0] + r[2] - b[2])) = "${r[4]}" ] &&
+			[ $((r[1] - b[1] + r[3] - b[3])) = "${r[5]}" ] && return 0
+		sleep 0.5
+	done
+	log "post failure: ours since the start ${r[*]} (from $1); the driver ${r[4]} ${r[5]}"
+	return 1
+}
+for rt_side in server client; do
+	case $rt_side in
+	server) rt_done=svc_rdma_wc_send rt_other=client ;;
+	client) rt_done=rpcrdma_wc_send rt_other=server ;;
+	esac
+	insmod "$GUEST_MODULES/inline_limit.ko"
+	rt_base=$(rt_posted)
+	rt_f0="$(side_sends "$rt_side" failed) $(side_sends "$rt_other" failed)"
+	nfs_mount 3 /mnt
+	echo "$rt_done" >"$rt_p/fail_send_done"
+	echo 1 >"$rt_p/fail_post_send"
+	check "post failure $rt_side: data compares equal across the failed post" data_roundtrip /mnt 1
+	read -r rt_fs rt_fo <<<"$rt_f0"
+	log "post failure $rt_side: the driver failed $(cat "$rt_p/send_failed") (inline $(cat "$rt_p/send_failed_inline")); ours failed $rt_side $(($(side_sends "$rt_side" failed) - rt_fs)), $rt_other $(($(side_sends "$rt_other" failed) - rt_fo)); connects $(connects 2>/dev/null || echo -)"
+	check "post failure $rt_side: one post of a $rt_side Send failed at the device" \
+		test "$(cat "$rt_p/send_failed")" = 1
+	check "post failure $rt_side: our $rt_side counted one Send failed, the $rt_other none" \
+		test "$(($(side_sends "$rt_side" failed) - rt_fs)) $(($(side_sends "$rt_other" failed) - rt_fo))" = "1 0"
+	check "post failure $rt_side: ours and the driver agree on what was posted, inline and by reference" \
+		rt_posted_agree "$rt_base"
+	nfs_umount /mnt
+	conns_gone || true
+	check "post failure $rt_side: rmmod inline_limit" rmmod inline_limit
+done
+
 nfs_mount 3 /mnt
 check "after the failures: the client asked $rt_want at its first attempt" \
 	test "$(conn_field client asked) $(conn_field client attempts)" = "$rt_want 1"

@@ -30,6 +30,12 @@
  * fail with -ENOMEM before the device sees them, which drives
  * svc_rdma_accept() into its error path after its QP exists
  * (parameter recv_failed counts them).
+ * With fail_post_send=N the next N posts whose chain holds a Send WR
+ * whose completion handler is fail_send_done (default svc_rdma_wc_send:
+ * the server's; rpcrdma_wc_send: the client's) fail with -ENOMEM before
+ * the device sees them, none of their WRs posted (parameter send_failed
+ * counts them, send_failed_inline those whose Send was inline); they are
+ * not counted as Sends.
  * The device's create_qp, post_send and post_recv ops and its driver_id are
  * restored on unload, which must come before the device is
  * removed (the module holds a reference).
@@ -174,6 +180,22 @@ static atomic_t recv_failed = ATOMIC_INIT(0);
 module_param_named(recv_failed, recv_failed.counter, int, 0444);
 MODULE_PARM_DESC(recv_failed, "Receive posts failed by fail_post_recv so far");
 
+static atomic_t fail_post_send = ATOMIC_INIT(0);
+module_param_named(fail_post_send, fail_post_send.counter, int, 0644);
+MODULE_PARM_DESC(fail_post_send, "Fail this many of the next posts whose Send's completion handler is fail_send_done with -ENOMEM (default 0)");
+
+static char fail_send_done[64] = "svc_rdma_wc_send";
+module_param_string(fail_send_done, fail_send_done, sizeof(fail_send_done), 0644);
+MODULE_PARM_DESC(fail_send_done, "The completion handler whose Sends fail_post_send fails (default svc_rdma_wc_send, the server's; rpcrdma_wc_send: the client's)");
+
+static atomic_t send_failed = ATOMIC_INIT(0);
+module_param_named(send_failed, send_failed.counter, int, 0444);
+MODULE_PARM_DESC(send_failed, "Posts failed by fail_post_send so far");
+
+static atomic_t send_failed_inline = ATOMIC_INIT(0);
+module_param_named(send_failed_inline, send_failed_inline.counter, int, 0444);
+MODULE_PARM_DESC(send_failed_inline, "Of those, the ones whose Send was inline");
+
 static struct ib_device *wrapped;
 static enum rdma_driver_id saved_driver_id;
 static int (*saved_create_qp)(struct ib_qp *qp,
@@ -197,12 +219,46 @@ static void inline_limit_delay(void)
 		ndelay(ns % 1000);
 }
 
+/* "NAME [MODULE]" for a function of a module: does it start with @want? */
+static bool inline_limit_done_is(const struct ib_cqe *cqe, const char *want)
+{
+	size_t len = strcspn(want, "\n");
+	char name[64];
+
+	if (!cqe || !len)
+		return false;
+	snprintf(name, sizeof(name), "%ps", cqe->done);
+	return !strncmp(name, want, len) &&
+	       (name[len] == '\0' || name[len] == ' ');
+}
+
+/* The Send of @wr's chain, if its completion handler is fail_send_done */
+static const struct ib_send_wr *inline_limit_send_match(const struct ib_send_wr *wr)
+{
+	for (; wr; wr = wr->next)
+		if ((wr->opcode == IB_WR_SEND || wr->opcode == IB_WR_SEND_WITH_INV) &&
+		    inline_limit_done_is(wr->wr_cqe, fail_send_done))
+			return wr;
+	return NULL;
+}
+
 static int inline_limit_post_send(struct ib_qp *qp,
 				  const struct ib_send_wr *wr,
 				  const struct ib_send_wr **bad_wr)
 {
 	const struct ib_send_wr *w;
 	bool behind_reg = false;
+
+	if (atomic_read(&fail_post_send) > 0 && qp->qp_type == IB_QPT_RC) {
+		w = inline_limit_send_match(wr);
+		if (w && atomic_add_unless(&fail_post_send, -1, 0)) {
+			atomic_inc(&send_failed);
+			if (w->send_flags & IB_SEND_INLINE)
+				atomic_inc(&send_failed_inline);
+			*bad_wr = wr;
+			return -ENOMEM;
+		}
+	}
 
 	/* Only connected QPs: the CM's MADs go as UD Sends on QP1 */
 	for (w = wr; w && qp->qp_type == IB_QPT_RC; w = w->next) {
@@ -268,15 +324,7 @@ static int inline_limit_create_qp(struct ib_qp *qp,
 /* The Receive's completion handler is named fail_recv_done */
 static bool inline_limit_recv_match(const struct ib_recv_wr *wr)
 {
-	size_t len = strlen(fail_recv_done);
-	char name[64];
-
-	if (!wr->wr_cqe)
-		return false;
-	/* "NAME [MODULE]" for a function of a module */
-	snprintf(name, sizeof(name), "%ps", wr->wr_cqe->done);
-	return !strncmp(name, fail_recv_done, len) &&
-	       (name[len] == '\0' || name[len] == ' ');
+	return inline_limit_done_is(wr->wr_cqe, fail_recv_done);
 }
 
 static int inline_limit_post_recv(struct ib_qp *qp,
