@@ -23,14 +23,17 @@
 #                        kernel the faults phase (device removal under load,
 #                        churn, many connections) with our module and with
 #                        the stock one, and the 6.12 debug kernel (lockdep,
-#                        KASAN, kmemleak, failslab), and the bench against
-#                        a known injected delay (tests/bench/delay.sh)
+#                        KASAN, kmemleak, failslab), the bench against
+#                        a known injected delay (tests/bench/delay.sh),
+#                        and each fault of the wire between two machines
+#                        with ours beside stock (compare-6.1-FAULT)
 #   tests/run.sh deep-extra  the entries of deep that full does not have:
 #                        for a tree whose full tier has passed already
 #                        (CI runs it), as deep's fault, debug and all-kernels
 #                        part does not fit beside it in one session on a
 #                        fresh 2-core machine
 #   tests/run.sh NAME... only the named tests (see the lists below)
+#   tests/run.sh --command NAME  print the command that runs NAME
 #
 # Guest images are built on first use and cached outside the repo
 # (tests/vm/README.md). Each test's output goes to build/test-logs/NAME.log.
@@ -54,13 +57,15 @@ full=("${check[@]}" build-6.12+deb13 build-6.12 build-7.2 packaging-upgrade
 # arms and reads kmemleak; one guest with all of them took 7527 s, the
 # critical path of the tier), the stock module's faults on it last
 extra_guests=(debug-6.12 debug-data-6.12 guest-6.12.113 guest-6.12.107 guest-6.12 debug-stock-6.12)
-# The wire's faults, ours on both sides, then stock on both for comparison
+# The wire's faults, ours on both sides beside stock on both, compared
+# check by check (tests/test-pair-compare.sh): ours must survive what
+# stock survives, and what fails with both is listed as the kernel's
 wire_faults=()
 # (mtu9000, the client's NIC at MTU 9000, the server's at 1500, is run
 # by name only: it mounts, then moves nothing with either module, until
 # the guests' timeout: tests/README.md)
 for f in loss1 loss5 delay10 dup1 linkdown20 kill; do
-	wire_faults+=("pair-6.1-ours-6.1-ours-$f" "pair-6.1-stock-6.1-stock-$f")
+	wire_faults+=("compare-6.1-$f")
 done
 extra=(pair-7.3-stock-6.1-ours pair-6.1-stock-7.3-ours pair-7.3-ours-6.1-stock pair-6.1-ours-7.3-stock
 	"${wire_faults[@]}"
@@ -118,6 +123,8 @@ command_of() {
 	# Two machines: check's pair on NFSv4.2, the others on NFSv4.2 and NFSv3
 	pair-6.1-stock-6.1-ours) echo "env PAIR_VERS=4.2 $here/test-pair.sh 6.1:stock 6.1:ours" ;;
 	pair-*) pair_args "${1#pair-}" ;;
+	# Two pairs with one fault, ours and stock side by side, compared
+	compare-*) t=${1#compare-} && echo "$here/test-pair-compare.sh ${t%%-*} ${t#*-}" ;;
 	# Faults with ours, then the same with the stock module after revert
 	faults-*) echo "env GUEST_TAG=faults GUEST_PHASES=install,faults,revert,faults $here/test-guest.sh ${1#faults-}" ;;
 	# The debug kernel (built on first use, tests/vm/build-debug-kernel.sh):
@@ -177,6 +184,13 @@ pair_args() {
 }
 
 slots=$slots_full
+if [ "${1:-}" = --command ]; then
+	command_of "${2:-}" || {
+		echo "unknown test '${2:-}'" >&2
+		exit 2
+	}
+	exit 0
+fi
 case ${1:-quick} in
 quick) tests=("${quick[@]}") ;;
 check) tests=("${check[@]}") slots=$slots_check ;;
@@ -225,7 +239,7 @@ run_guests() {
 	declare -A qemus=()
 	for t in "${guests[@]}"; do
 		need=1
-		case $t in pair-*) need=2 ;; esac
+		case $t in pair-*) need=2 ;; compare-*) need=4 ;; esac
 		while :; do
 			local busy=0 p
 			for p in $(jobs -rp); do
@@ -250,7 +264,7 @@ guests=()
 others=()
 for t in "${tests[@]}"; do
 	case $t in
-	guest-* | debug-* | pair-*) guests+=("$t") ;;
+	guest-* | debug-* | pair-* | compare-*) guests+=("$t") ;;
 	*) others+=("$t") ;;
 	esac
 done

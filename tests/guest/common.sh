@@ -103,6 +103,58 @@ conn_sums_agree() {
 	}'
 }
 
+# Where rxe drops a packet it was given (PAIR_LINKDOWN): kretprobes on
+# rdma_find_gid_by_port() (rxe_chk_dgid(): the destination GID is not in
+# the table) and rxe_pool_get_index() (hdr_check(): no such QP; MR
+# lookups use it too), counting their failures in histograms:
+# rxe_drops_start, then rxe_drops prints them
+RXE_KP=/sys/kernel/tracing/events/kprobes
+rxe_drops_start() {
+	# shellcheck disable=SC2016 # $retval is the tracer's, not a variable
+	{
+		echo 'r:kprobes/pair_gid ib_core:rdma_find_gid_by_port ret=$retval:x64'
+		echo 'p:kprobes/pair_getix rdma_rxe:rxe_pool_get_index pool=%di:x64 index=%si:u32'
+		echo 'r:kprobes/pair_ix rdma_rxe:rxe_pool_get_index ret=$retval:x64'
+	} >>/sys/kernel/tracing/kprobe_events || return 0
+	echo 'hist:keys=ret if ret >= 0xfffffffffffff000' >>"$RXE_KP/pair_gid/trigger"
+	echo 'hist:keys=pool,index' >>"$RXE_KP/pair_getix/trigger"
+	echo 'hist:keys=ret if ret == 0' >>"$RXE_KP/pair_ix/trigger"
+	echo 1 >"$RXE_KP/pair_gid/enable"
+	echo 1 >"$RXE_KP/pair_getix/enable"
+	echo 1 >"$RXE_KP/pair_ix/enable"
+}
+rxe_drops() {
+	local h
+	for h in pair_gid pair_ix pair_getix; do
+		[ -r "$RXE_KP/$h/hist" ] || continue
+		printf '%s: %s ' "$h" "$(grep -E '^\{' "$RXE_KP/$h/hist" | tr -s ' \t' ' ' | head -n 8 | tr '\n' ';')"
+	done
+}
+
+# svcrdma's Work Completions in error, other than flushes (the WR that
+# ended the connection: a Send, an RDMA Write or Read of a chunk, with
+# its status, e.g. RETRY_EXC_ERR), in a trace instance of their own:
+# wc_errs_start enables their events, wc_errs prints how many of each
+# event and status, and the first three
+WC_ERR_EVENTS="svcrdma_wc_send_err svcrdma_wc_write_err svcrdma_wc_read_err"
+WC_ERR_TRACE=/sys/kernel/tracing/instances/wc-errs
+wc_errs_start() {
+	local e
+	mkdir -p "$WC_ERR_TRACE"
+	for e in $WC_ERR_EVENTS; do
+		[ ! -d "$WC_ERR_TRACE/events/rpcrdma/$e" ] ||
+			echo 1 >"$WC_ERR_TRACE/events/rpcrdma/$e/enable"
+	done
+	: >"$WC_ERR_TRACE/trace"
+}
+wc_errs() {
+	grep -oE '(svcrdma_wc_[a-z]+_err):.*status=[A-Z_]+' "$WC_ERR_TRACE/trace" |
+		sed -E 's/^([a-z_]+):.*status=([A-Z_]+)$/\1 \2/' | sort | uniq -c |
+		awk '{ printf "%s%s %s x%s", NR > 1 ? ", " : "", $2, $3, $1 } END { if (!NR) printf "none" }'
+	printf '; first: %s' "$(grep -E 'svcrdma_wc_[a-z]+_err:' "$WC_ERR_TRACE/trace" | head -n 3 |
+		sed -E 's/^ *[^ ]+ +\[[0-9]+\] [^ ]+ +([0-9.]+): /\1 /' | tr '\n' ';')"
+}
+
 # side_sends SIDE [HOW]: SIDE's Sends since rpcrdma loaded, added up over
 # the size classes of debugfs 'sends': posted (the default), or those of
 # one how: inline, byref (every reason by reference) or failed (their

@@ -206,10 +206,12 @@ if [ $side = server ]; then
 		# while the client copies them: steady progress or a stop
 		sampler=
 		if [ -n "${PAIR_NETEM:-}${PAIR_PROGRESS:-}${PAIR_LINKDOWN:-}" ]; then
+			wc_errs_start
+			[ -z "${PAIR_LINKDOWN:-}" ] || rxe_drops_start
 			(
 				t0=$SECONDS
 				while sleep 60; do
-					log "$role: vers=$vers: after $((SECONDS - t0)) s: $(find "/export/tree-$vers" -type f 2>/dev/null | wc -l) small files in the export; rxe0: $(rxe_counters); $(wire_state)"
+					log "$role: vers=$vers: after $((SECONDS - t0)) s: $(find "/export/tree-$vers" -type f 2>/dev/null | wc -l) small files in the export; rxe0: $(rxe_counters); $(wire_state)${PAIR_LINKDOWN:+; drops: $(rxe_drops)}"
 				done
 			) &
 			sampler=$!
@@ -252,7 +254,10 @@ if [ $side = server ]; then
 			sync_say "deleg-broken-$vers"
 		fi
 		sync_wait "io-done-$vers" "${PAIR_IO_WAIT:-2400}"
-		[ -z "$sampler" ] || kill "$sampler" 2>/dev/null || true
+		if [ -n "$sampler" ]; then
+			kill "$sampler" 2>/dev/null || true
+			log "$role: vers=$vers: svcrdma's completions in error: $(wc_errs)"
+		fi
 		read -r oi ob di db <<<"$(sends_now "$d_i0" "$d_b0")"
 		log "$role: vers=$vers: Sends: ours $oi inline, $ob by reference; driver $di inline, $db by reference"
 		if [ "$mine" = ours ]; then
