@@ -105,9 +105,11 @@ conn_sums_agree() {
 
 # Where rxe drops a packet it was given (PAIR_LINKDOWN): kretprobes on
 # rdma_find_gid_by_port() (rxe_chk_dgid(): the destination GID is not in
-# the table) and rxe_pool_get_index() (hdr_check(): no such QP; MR
-# lookups use it too), counting their failures in histograms:
-# rxe_drops_start, then rxe_drops prints them
+# the table), rxe_pool_get_index() (hdr_check(): no such QP; MR lookups
+# use it too; the lookups by pool and index beside it) and
+# rxe_icrc_check() (called once hdr_check() passed: its results), in
+# histograms, and the port's P_Key and Q_Key violation counters
+# (check_keys()): rxe_drops_start, then rxe_drops prints them
 RXE_KP=/sys/kernel/tracing/events/kprobes
 rxe_drops_start() {
 	# shellcheck disable=SC2016 # $retval is the tracer's, not a variable
@@ -115,8 +117,11 @@ rxe_drops_start() {
 		echo 'r:kprobes/pair_gid ib_core:rdma_find_gid_by_port ret=$retval:x64'
 		echo 'p:kprobes/pair_getix rdma_rxe:rxe_pool_get_index pool=%di:x64 index=%si:u32'
 		echo 'r:kprobes/pair_ix rdma_rxe:rxe_pool_get_index ret=$retval:x64'
+		echo 'r:kprobes/pair_icrc rdma_rxe:rxe_icrc_check ret=$retval:s32'
 	} >>/sys/kernel/tracing/kprobe_events || return 0
-	echo 'hist:keys=ret if ret >= 0xfffffffffffff000' >>"$RXE_KP/pair_gid/trigger"
+	echo 'hist:keys=ret' >>"$RXE_KP/pair_icrc/trigger"
+	echo 1 >"$RXE_KP/pair_icrc/enable"
+	echo 'hist:keys=ret' >>"$RXE_KP/pair_gid/trigger"
 	echo 'hist:keys=pool,index' >>"$RXE_KP/pair_getix/trigger"
 	echo 'hist:keys=ret if ret == 0' >>"$RXE_KP/pair_ix/trigger"
 	echo 1 >"$RXE_KP/pair_gid/enable"
@@ -125,10 +130,32 @@ rxe_drops_start() {
 }
 rxe_drops() {
 	local h
-	for h in pair_gid pair_ix pair_getix; do
+	for h in pair_gid pair_ix pair_icrc pair_getix; do
 		[ -r "$RXE_KP/$h/hist" ] || continue
 		printf '%s: %s ' "$h" "$(grep -E '^\{' "$RXE_KP/$h/hist" | tr -s ' \t' ' ' | head -n 8 | tr '\n' ';')"
 	done
+	printf 'port %s' "$(ibv_devinfo -v -d rxe0 2>&1 | grep -E 'bad_pkey_cntr|qkey_viol_cntr|rror|ailed' | tr -s ' \t' ' ' | tr '\n' ' ')"
+}
+
+# The connection manager's MADs (PAIR_LINKDOWN): ib_cma's icm_* events
+# (each CM message sent, each error) and ib_mad's send and receive
+# completions, in a trace instance of their own: cm_trace_start, then
+# cm_trace prints how many of each event, and the last three lines
+CM_TRACE=/sys/kernel/tracing/instances/cm
+cm_trace_start() {
+	local e
+	mkdir -p "$CM_TRACE"
+	for e in "$CM_TRACE"/events/ib_cma/icm_* "$CM_TRACE"/events/ib_mad/ib_mad_recv_done_handler \
+		"$CM_TRACE"/events/ib_mad/ib_mad_send_done_handler "$CM_TRACE"/events/ib_mad/ib_mad_error_handler; do
+		[ ! -e "$e/enable" ] || echo 1 >"$e/enable"
+	done
+	: >"$CM_TRACE/trace"
+}
+cm_trace() {
+	printf '%s; last: %s' "$(grep -oE ' (icm_[a-z_]+|ib_mad_[a-z_]+):' "$CM_TRACE/trace" | sort | uniq -c |
+		sed 's/:$//' | awk '{ printf "%s%s x%s", (NR > 1 ? ", " : ""), $2, $1 }')" \
+		"$(grep -E ' (icm_[a-z_]+|ib_mad_[a-z_]+):' "$CM_TRACE/trace" | tail -n 3 |
+			sed -E 's/^ *[^ ]+ +\[[0-9]+\] [^ ]+ +([0-9.]+): /\1 /' | cut -c1-220 | tr '\n' ';')"
 }
 
 # svcrdma's Work Completions in error, other than flushes (the WR that
@@ -150,7 +177,7 @@ wc_errs_start() {
 wc_errs() {
 	grep -oE '(svcrdma_wc_[a-z]+_err):.*status=[A-Z_]+' "$WC_ERR_TRACE/trace" |
 		sed -E 's/^([a-z_]+):.*status=([A-Z_]+)$/\1 \2/' | sort | uniq -c |
-		awk '{ printf "%s%s %s x%s", NR > 1 ? ", " : "", $2, $3, $1 } END { if (!NR) printf "none" }'
+		awk '{ printf "%s%s %s x%s", (NR > 1 ? ", " : ""), $2, $3, $1 } END { if (!NR) printf "none" }'
 	printf '; first: %s' "$(grep -E 'svcrdma_wc_[a-z]+_err:' "$WC_ERR_TRACE/trace" | head -n 3 |
 		sed -E 's/^ *[^ ]+ +\[[0-9]+\] [^ ]+ +([0-9.]+): /\1 /' | tr '\n' ';')"
 }

@@ -207,11 +207,11 @@ if [ $side = server ]; then
 		sampler=
 		if [ -n "${PAIR_NETEM:-}${PAIR_PROGRESS:-}${PAIR_LINKDOWN:-}" ]; then
 			wc_errs_start
-			[ -z "${PAIR_LINKDOWN:-}" ] || rxe_drops_start
+			[ -z "${PAIR_LINKDOWN:-}" ] || { rxe_drops_start && cm_trace_start; }
 			(
 				t0=$SECONDS
 				while sleep 60; do
-					log "$role: vers=$vers: after $((SECONDS - t0)) s: $(find "/export/tree-$vers" -type f 2>/dev/null | wc -l) small files in the export; rxe0: $(rxe_counters); $(wire_state)${PAIR_LINKDOWN:+; drops: $(rxe_drops)}"
+					log "$role: vers=$vers: after $((SECONDS - t0)) s: $(find "/export/tree-$vers" -type f 2>/dev/null | wc -l) small files in the export; rxe0: $(rxe_counters); $(wire_state)${PAIR_LINKDOWN:+; drops: $(rxe_drops); CM: $(cm_trace)}"
 				done
 			) &
 			sampler=$!
@@ -328,10 +328,11 @@ else
 		# and rxe counters each minute while its I/O runs
 		csampler=
 		if [ -n "${PAIR_NETEM:-}${PAIR_PROGRESS:-}${PAIR_LINKDOWN:-}" ]; then
+			[ -z "${PAIR_LINKDOWN:-}" ] || cm_trace_start
 			(
 				t0=$SECONDS
 				while sleep 60; do
-					log "$role: vers=$vers: after $((SECONDS - t0)) s: RPC calls $(awk '$1 == "rpc" { print $2 }' /proc/net/rpc/nfs), retransmissions $(rpc_retrans), connects $(connects); rxe0: $(rxe_counters); $(wire_state); $(rpc_state)"
+					log "$role: vers=$vers: after $((SECONDS - t0)) s: RPC calls $(awk '$1 == "rpc" { print $2 }' /proc/net/rpc/nfs), retransmissions $(rpc_retrans), connects $(connects); rxe0: $(rxe_counters); $(wire_state); $(rpc_state)${PAIR_LINKDOWN:+; CM: $(cm_trace)}"
 				done
 			) &
 			csampler=$!
