@@ -106,6 +106,24 @@ static int rpcrdma_wqe_inline_negotiate(struct rpcrdma_wqe_inline *wi,
 	return ret;
 }
 
+/* A driver may make room for inline data by growing the send WQE, and
+ * report that room back as more send SGEs (rxe: max(SGEs * 16, inline
+ * bytes) / 16, so svcrdma's 5 become 16 at 256 bytes). ib_create_qp()
+ * takes the number written back as the QP's max_write_sge and
+ * max_read_sge, and rdma_rw would then build svcrdma's chunk RDMA Writes
+ * and Reads in larger WRs than without inline data: on rxe, fewer
+ * acknowledged points in each Write chunk, and more of them ending in
+ * the retry limit on a lossy wire. Keep all three at what the ULP asked.
+ */
+static void rpcrdma_wqe_inline_keep_sges(struct ib_qp *qp,
+					 struct ib_qp_init_attr *attr,
+					 u32 asked)
+{
+	qp->max_write_sge = min(qp->max_write_sge, asked);
+	qp->max_read_sge = min(qp->max_read_sge, asked);
+	attr->cap.max_send_sge = min(attr->cap.max_send_sge, asked);
+}
+
 /**
  * rpcrdma_wqe_inline_create_qp - create a QP with as much inline data as allowed
  * @wi: the connection's inline state, zeroed
@@ -125,7 +143,9 @@ static int rpcrdma_wqe_inline_negotiate(struct rpcrdma_wqe_inline *wi,
  * remembered. Any other error is returned at once. With nothing to ask for (inline_size=0, the
  * side switched off, or the driver off), it is exactly one
  * rdma_create_qp() call with @attr as given. On success @attr holds what
- * the device wrote back, as after rdma_create_qp(), and @wi is listed in
+ * the device wrote back, as after rdma_create_qp(), except that a QP
+ * with inline data keeps the send SGEs asked (the QP's read and write SGE
+ * limits too, see rpcrdma_wqe_inline_keep_sges()), and @wi is listed in
  * debugfs.
  *
  * Return: 0, or the error of the last attempt (logged, rate-limited,
@@ -173,6 +193,8 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 		return ret;
 	}
 
+	if (negotiated && size)
+		rpcrdma_wqe_inline_keep_sges(id->qp, attr, key.max_send_sge);
 	wi->asked = size;
 	wi->reported = attr->cap.max_inline_data;
 	/* What the verdict gives the connection: set here only */

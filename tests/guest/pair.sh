@@ -27,6 +27,10 @@
 #                                 I/O of one NFS version (default 2400)
 #      PAIR_LINKDOWN=SECONDS      the server's link down that long while
 #                                 the client's 4 KiB writes run, then up
+#      PAIR_LINKDOWN_READD=1      then the server's rxe0 added again, as a
+#                                 hardware RoCE port would come back: rxe's
+#                                 QP1 does not survive a send failed while
+#                                 the link was down (docs/wire-faults.md)
 #      PAIR_CLIENT_MTU=N          the client's NIC at MTU N, the server's at
 #                                 1500 (rxe's path MTU is the smaller)
 #      PAIR_BENCH=1               then rpcrdma-inline bench from the client,
@@ -224,6 +228,11 @@ if [ $side = server ]; then
 			sleep "$PAIR_LINKDOWN"
 			ip link set eth0 up
 			log "$role: vers=$vers: eth0 up again"
+			if [ -n "${PAIR_LINKDOWN_READD:-}" ]; then
+				rdma link delete rxe0
+				rdma link add rxe0 type rxe netdev eth0
+				log "$role: vers=$vers: rxe0 added again: $(rdma link show rxe0/1 2>&1)"
+			fi
 		fi
 		if backchannel "$vers"; then
 			# A local writer breaks the client's read delegation: nfsd

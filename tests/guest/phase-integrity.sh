@@ -96,6 +96,12 @@ for vers in 3 4.1; do
 		check "vers=$vers: $side: Sends by reason add up" conn_sums_agree "$side"
 		check "vers=$vers: $side: its Sends by size add up" sizes_agree "$side" "${sz[$side]}"
 	done
+	# Asking inline data must not enlarge svcrdma's chunk WRs: rxe reports
+	# the room it makes as more send SGEs, which rdma_rw would use
+	il=/sys/module/inline_limit/parameters
+	log "vers=$vers: RDMA Writes and Reads: $(cat "$il/rw_wrs") WRs, at most $(cat "$il/rw_sge_max") SGEs, $(cat "$il/rw_sge_over") over their QP's ask"
+	check "vers=$vers: chunk RDMA Writes and Reads were posted" test "$(cat "$il/rw_wrs")" -gt 0
+	check "vers=$vers: ... none with more SGEs than its QP asked for" test "$(cat "$il/rw_sge_over")" = 0
 	hist_stop
 	nfs_umount /mnt
 	check "vers=$vers: connections leave the list" conns_gone

@@ -36,6 +36,10 @@
  * the device sees them, none of their WRs posted (parameter send_failed
  * counts them, send_failed_inline those whose Send was inline); they are
  * not counted as Sends.
+ * Each RC QP's max_send_sge as asked (before the device writes its own
+ * back) is kept, and every RDMA Write and Read WR posted on it compared
+ * with it: rw_wrs counts them, rw_sge_max is the most SGEs one carried,
+ * rw_sge_over counts those with more SGEs than their QP asked for.
  * The device's create_qp, post_send and post_recv ops and its driver_id are
  * restored on unload, which must come before the device is
  * removed (the module holds a reference).
@@ -196,6 +200,73 @@ static atomic_t send_failed_inline = ATOMIC_INIT(0);
 module_param_named(send_failed_inline, send_failed_inline.counter, int, 0444);
 MODULE_PARM_DESC(send_failed_inline, "Of those, the ones whose Send was inline");
 
+static atomic_t rw_wrs = ATOMIC_INIT(0);
+module_param_named(rw_wrs, rw_wrs.counter, int, 0444);
+MODULE_PARM_DESC(rw_wrs, "RDMA Write and Read WRs posted on RC QPs");
+
+static atomic_t rw_sge_max = ATOMIC_INIT(0);
+module_param_named(rw_sge_max, rw_sge_max.counter, int, 0444);
+MODULE_PARM_DESC(rw_sge_max, "The most SGEs one of them carried");
+
+static atomic_t rw_sge_over = ATOMIC_INIT(0);
+module_param_named(rw_sge_over, rw_sge_over.counter, int, 0444);
+MODULE_PARM_DESC(rw_sge_over, "Those with more SGEs than their QP's max_send_sge as asked");
+
+/* Each RC QP's max_send_sge as asked, by QP (the last 64 created) */
+#define INLINE_LIMIT_QPS 64
+static struct {
+	const struct ib_qp *qp;
+	u32 asked;
+} qp_sges[INLINE_LIMIT_QPS];
+static unsigned int qp_sges_next;
+static DEFINE_SPINLOCK(qp_sges_lock);
+
+static void qp_sges_record(const struct ib_qp *qp, u32 asked)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&qp_sges_lock, flags);
+	for (i = 0; i < INLINE_LIMIT_QPS; i++)
+		if (qp_sges[i].qp == qp)
+			break;
+	if (i == INLINE_LIMIT_QPS)
+		i = qp_sges_next++ % INLINE_LIMIT_QPS;
+	qp_sges[i].qp = qp;
+	qp_sges[i].asked = asked;
+	spin_unlock_irqrestore(&qp_sges_lock, flags);
+}
+
+/* @qp's max_send_sge as asked, or 0 if it was not recorded */
+static u32 qp_sges_asked(const struct ib_qp *qp)
+{
+	unsigned long flags;
+	unsigned int i;
+	u32 asked = 0;
+
+	spin_lock_irqsave(&qp_sges_lock, flags);
+	for (i = 0; i < INLINE_LIMIT_QPS; i++)
+		if (qp_sges[i].qp == qp)
+			asked = qp_sges[i].asked;
+	spin_unlock_irqrestore(&qp_sges_lock, flags);
+	return asked;
+}
+
+/* An RDMA Write or Read WR of @qp: count it, and its SGEs against the ask */
+static void rw_sges_count(const struct ib_qp *qp, const struct ib_send_wr *w)
+{
+	u32 asked = qp_sges_asked(qp);
+	int max;
+
+	atomic_inc(&rw_wrs);
+	do {
+		max = atomic_read(&rw_sge_max);
+	} while (w->num_sge > max &&
+		 atomic_cmpxchg(&rw_sge_max, max, w->num_sge) != max);
+	if (asked && w->num_sge > asked)
+		atomic_inc(&rw_sge_over);
+}
+
 static struct ib_device *wrapped;
 static enum rdma_driver_id saved_driver_id;
 static int (*saved_create_qp)(struct ib_qp *qp,
@@ -280,6 +351,11 @@ static int inline_limit_post_send(struct ib_qp *qp,
 		case IB_WR_REG_MR:
 			behind_reg = true;
 			break;
+		case IB_WR_RDMA_WRITE:
+		case IB_WR_RDMA_WRITE_WITH_IMM:
+		case IB_WR_RDMA_READ:
+			rw_sges_count(qp, w);
+			break;
 		default:
 			break;
 		}
@@ -298,6 +374,7 @@ static int inline_limit_create_qp(struct ib_qp *qp,
 		atomic_set(&max_asked, attr->cap.max_inline_data);
 	if (attr->qp_type == IB_QPT_RC) {
 		asks_record(attr->cap.max_inline_data);
+		qp_sges_record(qp, attr->cap.max_send_sge);
 		if (atomic_add_unless(&fail_create, -1, 0)) {
 			atomic_inc(&failed);
 			return -(int)fail_errno;
