@@ -27,10 +27,11 @@
 #                                 I/O of one NFS version (default 2400)
 #      PAIR_LINKDOWN=SECONDS      the server's link down that long while
 #                                 the client's 4 KiB writes run, then up
-#      PAIR_LINKDOWN_READD=1      then the server's rxe0 added again, as a
-#                                 hardware RoCE port would come back: rxe's
-#                                 QP1 does not survive a send failed while
-#                                 the link was down (docs/wire-faults.md)
+#      PAIR_LINKDOWN_READD=1      then the server's rxe0 deleted and added
+#                                 again (rxe's QP1 does not survive a send
+#                                 failed while the link was down); on 6.1
+#                                 the delete blocks for good, with either
+#                                 module (docs/wire-faults.md)
 #      PAIR_CLIENT_MTU=N          the client's NIC at MTU N, the server's at
 #                                 1500 (rxe's path MTU is the smaller)
 #      PAIR_BENCH=1               then rpcrdma-inline bench from the client,
