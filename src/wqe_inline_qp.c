@@ -124,6 +124,49 @@ static void rpcrdma_wqe_inline_keep_sges(struct ib_qp *qp,
 	attr->cap.max_send_sge = min(attr->cap.max_send_sge, asked);
 }
 
+/* A RoCE server's QP takes its path MTU from the client's CM REQ
+ * (cm_req_handler()), and the client took it from its own netdev
+ * (cma_resolve_iboe_route(): iboe_get_mtu()). Nothing lowers it to this
+ * port's MTU: rxe checks a path MTU against the port's max_mtu, not its
+ * active_mtu (rxe_qp_chk_attr()), and sends with IP_DF (prepare4()), so
+ * every packet longer than this host's netdev MTU is dropped before it
+ * leaves, and the RC QP resends it until the connection ends, again after
+ * every reconnect: an NFS mount that stalls for good at its first
+ * transfer of more than one packet.
+ * Return: this port's active MTU in bytes when @id's path MTU is larger,
+ * else 0.
+ */
+static int rpcrdma_wqe_inline_path_mtu_over(struct rdma_cm_id *id)
+{
+	struct ib_port_attr port;
+
+	if (!id->route.path_rec ||
+	    !rdma_protocol_roce(id->device, id->port_num) ||
+	    ib_query_port(id->device, id->port_num, &port) ||
+	    id->route.path_rec->mtu <= port.active_mtu)
+		return 0;
+	return ib_mtu_enum_to_int(port.active_mtu);
+}
+
+/* A server connection whose path MTU this port cannot send is refused
+ * (-EMSGSIZE: svc_rdma_accept() then rejects it, and the client's mount
+ * fails) while inline data is asked for; with inline_size=0 it is
+ * accepted as the stock module does. Logged either way.
+ */
+static int rpcrdma_wqe_inline_check_path(struct rdma_cm_id *id, u32 want)
+{
+	int port_mtu = rpcrdma_wqe_inline_path_mtu_over(id);
+
+	if (!port_mtu)
+		return 0;
+	pr_warn_ratelimited("%s: %pISpc asks a path MTU of %d bytes, more than this port's active MTU of %d bytes (its netdev's): RDMA packets that long cannot leave this host, %s. Give both NICs the same MTU\n",
+			    dev_name(&id->device->dev), &id->route.addr.dst_addr,
+			    ib_mtu_enum_to_int(id->route.path_rec->mtu), port_mtu,
+			    want ? "so the connection is refused" :
+			    "yet it is accepted (inline_size=0: as the stock module does) and will stall at its first longer packet");
+	return want ? -EMSGSIZE : 0;
+}
+
 /**
  * rpcrdma_wqe_inline_create_qp - create a QP with as much inline data as allowed
  * @wi: the connection's inline state, zeroed
@@ -146,10 +189,13 @@ static void rpcrdma_wqe_inline_keep_sges(struct ib_qp *qp,
  * the device wrote back, as after rdma_create_qp(), except that a QP
  * with inline data keeps the send SGEs asked (the QP's read and write SGE
  * limits too, see rpcrdma_wqe_inline_keep_sges()), and @wi is listed in
- * debugfs.
+ * debugfs. On the server, a RoCE connection whose path MTU is larger than
+ * the port's active MTU is refused before any creation while the server
+ * asks for inline data, and only logged with inline_size=0
+ * (rpcrdma_wqe_inline_check_path()).
  *
- * Return: 0, or the error of the last attempt (logged, rate-limited,
- * when sizes were negotiated).
+ * Return: 0, -EMSGSIZE for a path MTU refused, or the error of the last
+ * attempt (logged, rate-limited, when sizes were negotiated).
  */
 int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 				 struct rdma_cm_id *id, struct ib_pd *pd,
@@ -163,6 +209,12 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 	bool negotiated;
 	u32 first = 0, size;
 	int ret;
+
+	if (side == RPCRDMA_WQE_INLINE_SERVER) {
+		ret = rpcrdma_wqe_inline_check_path(id, want);
+		if (ret)
+			return ret;
+	}
 
 	wi->side = side;
 	wi->attempts = 0;

@@ -446,7 +446,8 @@ rxe_counters() {
 }
 
 # wire_state: rxe0's port state, eth0's IPv4 address and packets in and
-# out, UDP's counters (RoCEv2 is UDP), the neighbours on eth0, rxe0's GIDs
+# out, UDP's counters (RoCEv2 is UDP), IP's fragmentation failures (rxe
+# sends with DF: a packet over eth0's MTU is dropped there), the neighbours on eth0, rxe0's GIDs
 # (rxe drops a packet whose destination GID it does not hold), and the
 # RC QPs' and QP1's (GSI: the CM's MADs) states, on one line (what a
 # stalled pair is asked each minute)
@@ -455,6 +456,8 @@ wire_state() {
 		"eth0 $(ip -br -4 addr show eth0 2>/dev/null | awk '{ print $2, $3 }')" \
 		"rx $(cat /sys/class/net/eth0/statistics/rx_packets) tx $(cat /sys/class/net/eth0/statistics/tx_packets)" \
 		"udp $(awk '$1 == "Udp:" && $2 ~ /^[0-9]/ { print "in=" $2, "noports=" $3, "inerrors=" $4, "rcvbuferrors=" $6 }' /proc/net/snmp)" \
+		"ip $(awk '$1 == "Ip:" && $2 !~ /^[0-9]/ { for (f = 2; f <= NF; f++) h[f] = $f; next }
+			$1 == "Ip:" { for (f = 2; f <= NF; f++) if (h[f] ~ /^(OutDiscards|FragFails|FragOKs)$/) printf "%s=%s ", h[f], $f }' /proc/net/snmp)" \
 		"neigh $(ip -4 neigh show dev eth0 2>/dev/null | tr '\n' ' ')" \
 		"gids $(grep -Hv '^0000:0000:0000:0000:0000:0000:0000:0000$' /sys/class/infiniband/rxe0/ports/1/gids/* 2>/dev/null |
 			sed 's,.*/,,' | tr '\n' ' '); QPs:" \

@@ -33,7 +33,12 @@
 #                                 the delete blocks for good, with either
 #                                 module (docs/wire-faults.md)
 #      PAIR_CLIENT_MTU=N          the client's NIC at MTU N, the server's at
-#                                 1500 (rxe's path MTU is the smaller)
+#                                 1500: the client's path MTU, which the
+#                                 server's rxe cannot send; our server
+#                                 refuses it (the mount fails by itself),
+#                                 then the client's NIC goes back to 1500
+#                                 and the test runs as without; a stock
+#                                 server accepts it and stalls
 #      PAIR_BENCH=1               then rpcrdma-inline bench from the client,
 #                                 switching the server's inline_size with
 #                                 --server-cmd (tests/guest/pair-server-cmd.sh,
@@ -194,6 +199,14 @@ if [ $side = server ]; then
 	nfs_server_start /export
 	sync_say server-ready
 	log "$role: serving /export; waiting for the client"
+	if [ -n "${PAIR_CLIENT_MTU:-}" ] && [ "$mine" = ours ]; then
+		# Our server refuses a path MTU its port cannot send
+		sync_wait mtu-refused 900
+		check "$role: the client's path MTU over this port's was refused, and logged" \
+			bash -c "dmesg | grep -q 'asks a path MTU of [0-9]* bytes, more than this port.s active MTU of 1024 bytes.*refused'"
+		check "$role: ... and no connection of ours stays listed" conns_gone
+		sync_say mtu-checked
+	fi
 	prev=
 	for vers in $vers_list; do
 		# Counted from when the last mount is undone (a v4.x umount
@@ -326,6 +339,24 @@ else
 		test "$rc" -ne 0 -a "$rc" -ne 124
 	if [ "$mine" = ours ]; then
 		check "$role: ... and leaves no connection of ours listed" conns_gone
+	fi
+	if [ -n "${PAIR_CLIENT_MTU:-}" ] && [ "$PAIR_SERVER" = ours ]; then
+		# Our server refuses the connection, so the mount fails by
+		# itself; at the server's MTU it then mounts and moves data
+		vers=${vers_list%% *}
+		t=$SECONDS
+		rc=0
+		timeout 300 mount -t nfs -o "rdma,port=20049,vers=$vers,retry=0" "$NFS_SERVER:/export" /mnt \
+			>/tmp/mtu.log 2>&1 || rc=$?
+		log "$role: vers=$vers at MTU $PAIR_CLIENT_MTU: mount exit $rc in $((SECONDS - t)) s: $(tr '\n' ' ' </tmp/mtu.log)"
+		check "$role: at MTU $PAIR_CLIENT_MTU against the server's 1500, the mount fails by itself" \
+			test "$rc" -ne 0 -a "$rc" -ne 124
+		if [ "$mine" = ours ]; then
+			check "$role: ... and leaves no connection of ours listed" conns_gone
+		fi
+		check "$role: eth0 back at MTU 1500" ip link set eth0 mtu 1500
+		sync_say mtu-refused
+		sync_wait mtu-checked 600
 	fi
 	for vers in $vers_list; do
 		t=$SECONDS
