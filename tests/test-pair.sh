@@ -10,7 +10,9 @@
 # usage: test-pair.sh SERVER_SERIES:MODULE CLIENT_SERIES:MODULE
 #        e.g. test-pair.sh 6.1:stock 6.1:ours; MODULE ours or stock
 # env:   PAIR_VERS (default "4.2"; "4.2,3": both), PAIR_FIO_MIB, PAIR_FILES,
-#        PAIR_NETEM, PAIR_LINKDOWN, PAIR_LINKDOWN_READD, PAIR_BENCH, PAIR_BENCH_DELAY_NS (tests/guest/pair.sh)
+#        PAIR_SEQ_BS, PAIR_NETEM, PAIR_LINKDOWN, PAIR_LINKDOWN_READD,
+#        PAIR_CLIENT_MTU, PAIR_BENCH, PAIR_BENCH_DELAY_NS, PAIR_PROGRESS,
+#        PAIR_IO_WAIT (tests/guest/pair.sh)
 #        PAIR_SCALE=1  instead, scale and memory: 64 connections, stock then
 #                      ours, both guests with possible_cpus=256
 #                      (tests/guest/pair-scale.sh; PAIR_SCALE_PCT)
@@ -56,8 +58,8 @@ for pair in "server:$s_series:$s_mod" "client:$c_series:$c_mod"; do
 done
 
 envs=(--env "PAIR_SERVER=$s_mod" --env "PAIR_CLIENT=$c_mod")
-for v in PAIR_VERS PAIR_FIO_MIB PAIR_FILES PAIR_NETEM PAIR_LINKDOWN PAIR_LINKDOWN_READD PAIR_CLIENT_MTU PAIR_BENCH PAIR_BENCH_DELAY_NS \
-	PAIR_SCALE_PCT; do
+for v in PAIR_VERS PAIR_FIO_MIB PAIR_FILES PAIR_SEQ_BS PAIR_NETEM PAIR_LINKDOWN PAIR_LINKDOWN_READD PAIR_CLIENT_MTU \
+	PAIR_BENCH PAIR_BENCH_DELAY_NS PAIR_PROGRESS PAIR_IO_WAIT PAIR_SCALE_PCT; do
 	[ -z "${!v:-}" ] || envs+=(--env "$v=${!v}")
 done
 script=(--script tests/guest/pair.sh)
