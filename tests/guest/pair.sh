@@ -245,7 +245,20 @@ if [ $side = server ]; then
 			ip link set eth0 up
 			log "$role: vers=$vers: eth0 up again"
 			if [ -n "${PAIR_LINKDOWN_READD:-}" ]; then
-				rdma link delete rxe0
+				# (on 6.1 the delete blocks for good: after 150 s the
+				# blocked tasks' stacks are logged, from sysrq's w)
+				rdma link delete rxe0 &
+				del=$!
+				for _ in $(seq 150); do
+					kill -0 "$del" 2>/dev/null || break
+					sleep 1
+				done
+				if kill -0 "$del" 2>/dev/null; then
+					echo w >/proc/sysrq-trigger
+					log "$role: vers=$vers: rdma link delete rxe0 still blocked after 150 s; the blocked tasks:"
+					dmesg | sed -n '/sysrq: Show Blocked State/,$p' | head -n 120 | sed 's/^/#   /'
+				fi
+				wait "$del"
 				rdma link add rxe0 type rxe netdev eth0
 				log "$role: vers=$vers: rxe0 added again: $(rdma link show rxe0/1 2>&1)"
 			fi
