@@ -11,7 +11,8 @@
 #        e.g. test-pair.sh 6.1:stock 6.1:ours; MODULE ours or stock
 # env:   PAIR_VERS (default "4.2"; "4.2,3": both), PAIR_FIO_MIB, PAIR_FILES,
 #        PAIR_SEQ_BS, PAIR_NETEM, PAIR_LINKDOWN, PAIR_LINKDOWN_READD,
-#        PAIR_CLIENT_MTU, PAIR_BENCH, PAIR_BENCH_DELAY_NS, PAIR_PROGRESS,
+#        PAIR_CLIENT_MTU, PAIR_BENCH, PAIR_BENCH_DELAY_NS, PAIR_BENCH_ROUNDS,
+#        PAIR_BENCH_RUNTIME, PAIR_PROGRESS,
 #        PAIR_IO_WAIT (tests/guest/pair.sh)
 #        PAIR_SCALE=1  instead, scale and memory: 64 connections, stock then
 #                      ours, both guests with possible_cpus=256
@@ -59,7 +60,7 @@ done
 
 envs=(--env "PAIR_SERVER=$s_mod" --env "PAIR_CLIENT=$c_mod")
 for v in PAIR_VERS PAIR_FIO_MIB PAIR_FILES PAIR_SEQ_BS PAIR_NETEM PAIR_LINKDOWN PAIR_LINKDOWN_READD PAIR_CLIENT_MTU \
-	PAIR_BENCH PAIR_BENCH_DELAY_NS PAIR_PROGRESS PAIR_IO_WAIT PAIR_SCALE_PCT; do
+	PAIR_BENCH PAIR_BENCH_DELAY_NS PAIR_BENCH_ROUNDS PAIR_BENCH_RUNTIME PAIR_PROGRESS PAIR_IO_WAIT PAIR_SCALE_PCT; do
 	[ -z "${!v:-}" ] || envs+=(--env "$v=${!v}")
 done
 script=(--script tests/guest/pair.sh)

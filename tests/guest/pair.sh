@@ -46,7 +46,11 @@
 #                                 through /sync), both sides ours; with
 #                                 PAIR_BENCH_DELAY_NS=D every client Send
 #                                 by reference costs D ns (inline_limit.ko
-#                                 byref_delay_ns), as a PCIe read would
+#                                 byref_delay_ns, on both sides), as a
+#                                 PCIe read would; before that, the bench
+#                                 with only the client switching;
+#                                 PAIR_BENCH_ROUNDS, PAIR_BENCH_RUNTIME:
+#                                 its --rounds (2) and --runtime (5)
 # A wire fault is reported per version: how long fio's slowest I/O took
 # (the seconds I/O stalled), verify errors (any fails), the client's
 # reconnects (mountstats), QP creations, and the rxe counters that moved.
@@ -68,6 +72,8 @@ vers_list=$(tr , " " <<<"${PAIR_VERS:-4.2}")
 fio_mib=${PAIR_FIO_MIB:-8}
 nfiles=${PAIR_FILES:-100}
 seq_bs=${PAIR_SEQ_BS:-1M}
+bench_rounds=${PAIR_BENCH_ROUNDS:-2}
+bench_runtime=${PAIR_BENCH_RUNTIME:-5}
 log "$role: the NFS $side, $mine rpcrdma, kernel $(uname -r)"
 
 # Whatever fails from here on tells the other guest, which stops waiting
@@ -151,6 +157,14 @@ sends_now() {
 }
 
 qp_created() { cat /sys/module/inline_limit/parameters/created; }
+
+# bench_order ROUNDS A B: the bench's modes in order (A B, B A, A B, ...)
+bench_order() {
+	local r
+	for r in $(seq "$1"); do
+		if [ $((r % 2)) = 1 ]; then printf '%s%s' "$2" "$3"; else printf '%s%s' "$3" "$2"; fi
+	done
+}
 
 # counts_match LABEL OURS_IN OURS_BR DRIVER_IN DRIVER_BR QPS: with one QP
 # created since the baseline, our counts equal the driver's; with more (a
@@ -311,6 +325,8 @@ if [ $side = server ]; then
 		# The bench runs over IPv6: the server's address on the wire,
 		# of the documentation range (rxe carries RoCEv2 over it)
 		ip -6 addr add "$(v6_of "$(own_addr)")/64" dev eth0 nodad
+		# A Reply by reference costs D here too
+		echo "${PAIR_BENCH_DELAY_NS:-0}" >/sys/module/inline_limit/parameters/byref_delay_ns
 		# The bench's --server-cmd: each size asked, set, and answered
 		# (the sizes in the order asked are checked against the rounds)
 		asked=()
@@ -324,9 +340,11 @@ if [ $side = server ]; then
 			sleep 0.1
 		done
 		log "$role: the bench set the server's inline_size to ${asked[*]:-nothing}"
-		check "$role: the bench switched the server A B, B A, then back to 256 at its end: 0 256 256 0 256" \
-			test "${asked[*]:-}" = "0 256 256 0 256"
+		want="$(bench_order "$bench_rounds" "0 " "256 ")256"
+		check "$role: the bench switched the server A B, B A, ..., then back to 256 at its end: $want" \
+			test "${asked[*]:-}" = "$want"
 		echo 256 >/sys/module/rpcrdma/parameters/inline_size
+		echo 0 >/sys/module/inline_limit/parameters/byref_delay_ns
 	fi
 	sync_wait client-done 1200
 	# The tree the client wrote, per version, compared in the export
@@ -483,22 +501,37 @@ else
 		echo "${PAIR_BENCH_DELAY_NS:-0}" >/sys/module/inline_limit/parameters/byref_delay_ns
 		ip -6 addr add "$(v6_of "$(own_addr)")/64" dev eth0 nodad
 		v6_server=$(v6_of "$NFS_SERVER")
+		# First only this client switches (the server stays at 256):
+		# B - A should come out near -D for writes and reads alike
 		rc=0
-		/src/scripts/rpcrdma-inline bench --rounds 2 --runtime 5 --size 8 --inline-size 256 \
+		/src/scripts/rpcrdma-inline bench --rounds "$bench_rounds" --runtime "$bench_runtime" --size 8 \
+			--inline-size 256 --out /tmp/bench-client \
+			"[$v6_server]:/export" >/tmp/bench-client.out 2>/tmp/bench-client.err || rc=$?
+		sed 's/^/# bench, client only: /' /tmp/bench-client.err | tail -n 4
+		check "$role: bench, only the client switching: $bench_rounds rounds exit 0 ($rc)" test "$rc" = 0
+		check "$role: ... the report says only this client's Calls switch" \
+			grep -q "only this client's Calls switch" /tmp/bench-client/rounds.tsv
+		if [ -f /tmp/bench-client/results.md ]; then
+			grep -E '^\|' /tmp/bench-client/results.md |
+				sed "s/^/# bench, client only (delay ${PAIR_BENCH_DELAY_NS:-0} ns per Send by reference): /"
+		fi
+		# Then the server too, by --server-cmd: near -2D for writes
+		rc=0
+		/src/scripts/rpcrdma-inline bench --rounds "$bench_rounds" --runtime "$bench_runtime" --size 8 --inline-size 256 \
 			--server-cmd '/src/tests/guest/pair-server-cmd.sh {size}' --out /tmp/bench \
 			"[$v6_server]:/export" >/tmp/bench.out 2>/tmp/bench.err || rc=$?
 		echo 0 >/sys/module/inline_limit/parameters/byref_delay_ns
 		sync_say bench-finished
 		sed 's/^/# bench: /' /tmp/bench.err | tail -n 8
-		check "$role: bench with --server-cmd: 2 rounds exit 0 ($rc)" test "$rc" = 0
-		check "$role: ... rounds in the order A B, B A" \
-			test "$(awk -F'\t' '!/^#/ && $1 ~ /^[0-9]/ { printf "%s", $2 }' /tmp/bench/rounds.tsv 2>/dev/null)" = ABBA
+		check "$role: bench with --server-cmd: $bench_rounds rounds exit 0 ($rc)" test "$rc" = 0
+		check "$role: ... rounds in the order A B, B A, ..." \
+			test "$(awk -F'\t' '!/^#/ && $1 ~ /^[0-9]/ { printf "%s", $2 }' /tmp/bench/rounds.tsv 2>/dev/null)" = "$(bench_order "$bench_rounds" A B)"
 		check "$role: ... the report says the server was switched by --server-cmd" \
 			grep -q 'switched by --server-cmd' /tmp/bench/rounds.tsv
-		check "$role: ... each of the 4 runs confirmed the server's size from what --server-cmd printed" \
-			test "$(grep -c "^# server-cmd: round .*: the server's inline_size is" /tmp/bench/rounds.tsv)" = 4
+		check "$role: ... each of the $((bench_rounds * 2)) runs confirmed the server's size from what --server-cmd printed" \
+			test "$(grep -c "^# server-cmd: round .*: the server's inline_size is" /tmp/bench/rounds.tsv)" = $((bench_rounds * 2))
 		check "$role: ... over IPv6, [$v6_server]:/export: it found each B round's connection, 256 bytes granted and Calls inline" \
-			test "$(grep -cF "[$v6_server]:/export" /tmp/bench/rounds.tsv) $(awk -F'\t' '$2 == "B" && $4 == 256 && $5 > 0' /tmp/bench/rounds.tsv | wc -l)" = "1 2"
+			test "$(grep -cF "[$v6_server]:/export" /tmp/bench/rounds.tsv) $(awk -F'\t' '$2 == "B" && $4 == 256 && $5 > 0' /tmp/bench/rounds.tsv | wc -l)" = "1 $bench_rounds"
 		if [ -f /tmp/bench/results.md ]; then
 			grep -E '^\|' /tmp/bench/results.md | sed "s/^/# bench (delay ${PAIR_BENCH_DELAY_NS:-0} ns per Send by reference): /"
 		fi
