@@ -163,12 +163,14 @@ pair_args() {
 	case ${fault:-} in
 	'') ;;
 	loss[0-9]*) env+=" PAIR_NETEM=loss,${fault#loss}% PAIR_FIO_MIB=2 PAIR_FILES=50" ;;
-	# (reordering: rxe's RC resends from each packet out of order on,
-	# and a stalled tail waits for its ack timer: a 4 KiB READ took
-	# about 2 s, ours and stock alike, so 1 MiB and 10 files; and a
-	# 1 MiB RPC is resent whole each round, so it outlived the 60 s RPC
-	# timeout again and again: the sequential pass in 64 KiB blocks)
-	delay10) env+=" PAIR_NETEM=delay,10ms,5ms PAIR_FIO_MIB=1 PAIR_FILES=10 PAIR_SEQ_BS=64k" ;;
+	# (reordering: the server's RDMA Writes reach the client shuffled,
+	# rxe's RC resends from the first one out of order on, and each
+	# such round without an ACK costs one of the QP's 7 retries: a
+	# 4 KiB READ (4 packets) took about 2 s, ours and stock alike, but
+	# the Write WRs of a 64 KiB or 1 MiB READ ran out of retries, the
+	# connection ended and the RPC was sent again, for good. So the
+	# sequential pass too is in 4 KiB blocks, 1 MiB of each, and 10 files)
+	delay10) env+=" PAIR_NETEM=delay,10ms,5ms PAIR_FIO_MIB=1 PAIR_FILES=10 PAIR_SEQ_BS=4k PAIR_SEQ_MIB=1" ;;
 	dup1) env+=" PAIR_NETEM=duplicate,1%" ;;
 	# (fails with either module, in rxe: its QP1 does not survive the
 	# CM's send that failed while the link was down, and deleting rxe0

@@ -15,7 +15,8 @@
 #      PAIR_VERS                  NFS versions, e.g. "4.2,3"
 #      PAIR_FIO_MIB               the 4 KiB file's size (default 8)
 #      PAIR_FILES                 small files per version (default 100)
-#      PAIR_SEQ_BS                the sequential pass's block (default 1M)
+#      PAIR_SEQ_BS, PAIR_SEQ_MIB  the sequential pass's block (default 1M)
+#                                 and size (default twice PAIR_FIO_MIB)
 #      PAIR_NETEM                 the wire's fault, as netem on the server's
 #                                 NIC for the whole run: "loss 1%",
 #                                 "delay 10ms 5ms", "duplicate 1%" (or
@@ -72,6 +73,7 @@ vers_list=$(tr , " " <<<"${PAIR_VERS:-4.2}")
 fio_mib=${PAIR_FIO_MIB:-8}
 nfiles=${PAIR_FILES:-100}
 seq_bs=${PAIR_SEQ_BS:-1M}
+seq_mib=${PAIR_SEQ_MIB:-$((fio_mib * 2))}
 bench_rounds=${PAIR_BENCH_ROUNDS:-2}
 bench_runtime=${PAIR_BENCH_RUNTIME:-5}
 log "$role: the NFS $side, $mine rpcrdma, kernel $(uname -r)"
@@ -422,8 +424,8 @@ else
 			fio_pass "w4k-$vers" --filename="/mnt/fio-4k-$vers" --size="${fio_mib}M" --bs=4k --rw=randwrite
 		check "$role: vers=$vers: fio 4 KiB QD1 random reads of them, verified" \
 			fio_pass "w4k-$vers" --filename="/mnt/fio-4k-$vers" --size="${fio_mib}M" --bs=4k --rw=randread
-		check "$role: vers=$vers: fio $seq_bs sequential write and read, verified" \
-			fio_pass "s1m-$vers" --filename="/mnt/fio-1m-$vers" --size=$((fio_mib * 2))M --bs="$seq_bs" --rw=write
+		check "$role: vers=$vers: fio $seq_bs sequential write and read of $seq_mib MiB, verified" \
+			fio_pass "s1m-$vers" --filename="/mnt/fio-1m-$vers" --size="${seq_mib}M" --bs="$seq_bs" --rw=write
 		# The small files: made here, copied in, read back through the
 		# mount after dropping the cache, and listed for the server
 		# (timed, with the RPC retransmissions and the rxe counters
