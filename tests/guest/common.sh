@@ -439,8 +439,19 @@ install_ours() {
 	modprobe rpcrdma
 }
 
-# rxe_counters: the rxe device's counters that are not zero, "name=N ..."
+# rxe_counters: the rxe device's counters that are not zero, "name=N ...",
+# from sysfs (trixie's rdma tool printed none of them on 7.3), else from
+# rdma statistic
 rxe_counters() {
+	local d=/sys/class/infiniband/rxe0/ports/1/hw_counters f v
+	if [ -d "$d" ]; then
+		for f in "$d"/*; do
+			[ "${f##*/}" != lifespan ] || continue
+			v=$(cat "$f" 2>/dev/null) || continue
+			[ "$v" = 0 ] || printf '%s=%s ' "${f##*/}" "$v"
+		done
+		return 0
+	fi
 	rdma statistic show link rxe0/1 2>/dev/null |
 		awk '{ for (f = 3; f < NF; f += 2) if ($(f + 1) != 0) printf "%s=%s ", $f, $(f + 1) }'
 }
