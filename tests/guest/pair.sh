@@ -159,6 +159,22 @@ sends_now() {
 }
 
 qp_created() { cat /sys/module/inline_limit/parameters/created; }
+# "WAITS SPENT_NS": inline_limit's busy waits for Sends by reference so far,
+# and the time they lasted by this guest's clock
+delay_now() {
+	echo "$(cat /sys/module/inline_limit/parameters/byref_delays) $(cat /sys/module/inline_limit/parameters/byref_delay_spent_ns)"
+}
+# delay_report WHAT "WAITS SPENT_NS" (before): how long the busy waits
+# since really lasted, against the byref_delay_ns asked; and the clock
+# they were timed by (under TCG the TSC's rate is a guess, and udelay()
+# follows it)
+delay_report() {
+	local w0 s0 w1 s1
+	read -r w0 s0 <<<"$2"
+	read -r w1 s1 <<<"$(delay_now)"
+	log "$role: $1: $((w1 - w0)) busy waits of ${PAIR_BENCH_DELAY_NS:-0} ns asked lasted $(((s1 - s0) / ((w1 - w0) > 0 ? w1 - w0 : 1))) ns each on average, by ktime (clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource))"
+	check "$role: $1: Sends by reference were charged their busy wait ($((w1 - w0)))" test "$((w1 - w0))" -gt 0
+}
 
 # bench_order ROUNDS A B: the bench's modes in order (A B, B A, A B, ...)
 bench_order() {
@@ -223,6 +239,16 @@ if [ $side = server ]; then
 		check "$role: the client's path MTU over this port's was refused, and logged" \
 			bash -c "dmesg | grep -q 'asks a path MTU of [0-9]* bytes, more than this port.s active MTU of 1024 bytes.*refused'"
 		check "$role: ... and no connection of ours stays listed" conns_gone
+		# With inline_size=0 it is only logged and accepted, as stock
+		# accepts it (to stall at the first longer packet: only
+		# short RPCs are tried)
+		echo 0 >/sys/module/rpcrdma/parameters/inline_size
+		sync_say mtu-zero
+		sync_wait mtu-zero-done 900
+		check "$role: with inline_size=0 the same path MTU was accepted, and logged" \
+			bash -c "dmesg | grep -q 'asks a path MTU of [0-9]* bytes, more than .*yet it is accepted (inline_size=0'"
+		echo 256 >/sys/module/rpcrdma/parameters/inline_size
+		check "$role: ... and its connection is gone after the umount" conns_gone
 		sync_say mtu-checked
 	fi
 	prev=
@@ -329,6 +355,7 @@ if [ $side = server ]; then
 		ip -6 addr add "$(v6_of "$(own_addr)")/64" dev eth0 nodad
 		# A Reply by reference costs D here too
 		echo "${PAIR_BENCH_DELAY_NS:-0}" >/sys/module/inline_limit/parameters/byref_delay_ns
+		delays0=$(delay_now)
 		# The bench's --server-cmd: each size asked, set, and answered
 		# (the sizes in the order asked are checked against the rounds)
 		asked=()
@@ -347,6 +374,8 @@ if [ $side = server ]; then
 			test "${asked[*]:-}" = "$want"
 		echo 256 >/sys/module/rpcrdma/parameters/inline_size
 		echo 0 >/sys/module/inline_limit/parameters/byref_delay_ns
+		delay_report "the bench's Replies by reference" "$delays0"
+		dmesg | grep -iE 'tsc|clocksource' | tail -n 6 | sed "s/^/# $role: /"
 	fi
 	sync_wait client-done 1200
 	# The tree the client wrote, per version, compared in the export
@@ -389,8 +418,20 @@ else
 		if [ "$mine" = ours ]; then
 			check "$role: ... and leaves no connection of ours listed" conns_gone
 		fi
-		check "$role: eth0 back at MTU 1500" ip link set eth0 mtu 1500
 		sync_say mtu-refused
+		# The server at inline_size=0 accepts it, as stock does: the
+		# mount and a short RPC work, longer packets would stall
+		sync_wait mtu-zero 600
+		rc=0
+		timeout 300 mount -t nfs -o "rdma,port=20049,vers=$vers,retry=0" "$NFS_SERVER:/export" /mnt \
+			>/tmp/mtu.log 2>&1 || rc=$?
+		log "$role: vers=$vers at MTU $PAIR_CLIENT_MTU, the server at inline_size=0: mount exit $rc: $(tr '\n' ' ' </tmp/mtu.log)"
+		check "$role: ... against the server at inline_size=0 the mount succeeds, as with stock" test "$rc" = 0
+		check "$role: ... and a short RPC is answered (statfs)" timeout 120 stat -f /mnt
+		check "$role: ... and it unmounts" timeout 120 umount /mnt
+		mountpoint -q /mnt && umount -f -l /mnt
+		sync_say mtu-zero-done
+		check "$role: eth0 back at MTU 1500" ip link set eth0 mtu 1500
 		sync_wait mtu-checked 600
 	fi
 	for vers in $vers_list; do
@@ -503,6 +544,8 @@ else
 		echo "${PAIR_BENCH_DELAY_NS:-0}" >/sys/module/inline_limit/parameters/byref_delay_ns
 		ip -6 addr add "$(v6_of "$(own_addr)")/64" dev eth0 nodad
 		v6_server=$(v6_of "$NFS_SERVER")
+		dmesg | grep -iE 'tsc|clocksource' | tail -n 6 | sed "s/^/# $role: /"
+		delays0=$(delay_now)
 		# First only this client switches (the server stays at 256):
 		# B - A should come out near -D for writes and reads alike
 		rc=0
@@ -517,12 +560,15 @@ else
 			grep -E '^\|' /tmp/bench-client/results.md |
 				sed "s/^/# bench, client only (delay ${PAIR_BENCH_DELAY_NS:-0} ns per Send by reference): /"
 		fi
+		delay_report "bench, client only" "$delays0"
+		delays0=$(delay_now)
 		# Then the server too, by --server-cmd: near -2D for writes
 		rc=0
 		/src/scripts/rpcrdma-inline bench --rounds "$bench_rounds" --runtime "$bench_runtime" --size 8 --inline-size 256 \
 			--server-cmd '/src/tests/guest/pair-server-cmd.sh {size}' --out /tmp/bench \
 			"[$v6_server]:/export" >/tmp/bench.out 2>/tmp/bench.err || rc=$?
 		echo 0 >/sys/module/inline_limit/parameters/byref_delay_ns
+		delay_report "bench with --server-cmd, this client's Calls" "$delays0"
 		sync_say bench-finished
 		sed 's/^/# bench: /' /tmp/bench.err | tail -n 8
 		check "$role: bench with --server-cmd: $bench_rounds rounds exit 0 ($rc)" test "$rc" = 0

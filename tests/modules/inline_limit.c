@@ -9,7 +9,11 @@
  * and sends_reg_byref: a client Call with registered chunks). With
  * byref_delay_ns=D (writable at run time) every Send WR posted by
  * reference costs D ns of busy waiting in the post, as the PCIe read of
- * its message would on a real HCA; an inline Send costs nothing.
+ * its message would on a real HCA; an inline Send costs nothing. How
+ * long those waits really lasted, by the guest's own clock (ktime), is
+ * kept: byref_delays counts them, byref_delay_spent_ns sums them (under
+ * TCG a udelay() calibrated against a guessed TSC rate may not last what
+ * it was asked).
  *
  *   insmod inline_limit.ko netdev=dummy0 limit=101 driver_id=9
  *
@@ -54,6 +58,8 @@
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
+#include <linux/timekeeping.h>
 #include <rdma/ib_verbs.h>
 
 static char *netdev = "dummy0";
@@ -172,6 +178,24 @@ static unsigned int byref_delay_ns;
 module_param(byref_delay_ns, uint, 0644);
 MODULE_PARM_DESC(byref_delay_ns, "Busy-wait this many ns for every Send WR posted by reference, an emulated PCIe read of its message (default 0)");
 
+static atomic_t byref_delays = ATOMIC_INIT(0);
+module_param_named(byref_delays, byref_delays.counter, int, 0444);
+MODULE_PARM_DESC(byref_delays, "Busy waits of byref_delay_ns done so far");
+
+static atomic64_t byref_delay_spent = ATOMIC64_INIT(0);
+
+static int byref_delay_spent_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%lld\n", (long long)atomic64_read(&byref_delay_spent));
+}
+
+static const struct kernel_param_ops byref_delay_spent_ops = {
+	.get = byref_delay_spent_get,
+};
+
+module_param_cb(byref_delay_spent_ns, &byref_delay_spent_ops, NULL, 0444);
+MODULE_PARM_DESC(byref_delay_spent_ns, "The time those busy waits lasted, by ktime_get_ns(), summed");
+
 static atomic_t fail_post_recv = ATOMIC_INIT(0);
 module_param_named(fail_post_recv, fail_post_recv.counter, int, 0644);
 MODULE_PARM_DESC(fail_post_recv, "Fail this many of the next Receive posts whose completion handler is fail_recv_done with -ENOMEM (default 0)");
@@ -283,11 +307,17 @@ static int (*saved_post_recv)(struct ib_qp *qp,
 static void inline_limit_delay(void)
 {
 	unsigned int ns = READ_ONCE(byref_delay_ns);
+	u64 start;
 
+	if (!ns)
+		return;
+	start = ktime_get_ns();
 	if (ns >= 1000)
 		udelay(ns / 1000);
 	if (ns % 1000)
 		ndelay(ns % 1000);
+	atomic64_add(ktime_get_ns() - start, &byref_delay_spent);
+	atomic_inc(&byref_delays);
 }
 
 /* "NAME [MODULE]" for a function of a module: does it start with @want? */
