@@ -299,6 +299,11 @@ if [ $side = server ]; then
 					echo w >/proc/sysrq-trigger
 					log "$role: vers=$vers: rdma link delete rxe0 still blocked after 150 s; the blocked tasks:"
 					dmesg | sed -n '/sysrq: Show Blocked State/,$p' | head -n 120 | sed 's/^/#   /'
+					# 6.1's rxe leaves a request packet (and its ib_device
+					# reference) queued for good when a QP is destroyed
+					# after __rxe_cleanup's 50 s wait, with a WARN
+					# (docs/wire-faults.md): did that happen?
+					log "$role: vers=$vers: __rxe_cleanup timeouts logged: $(dmesg | grep -c '__rxe_cleanup')"
 				fi
 				wait "$del"
 				rdma link add rxe0 type rxe netdev eth0
