@@ -289,6 +289,17 @@ if [ $side = server ]; then
 			if [ -n "${PAIR_LINKDOWN_READD:-}" ]; then
 				# (on 6.1 the delete blocks for good: after 150 s the
 				# blocked tasks' stacks are logged, from sysrq's w)
+				# The ib_device's reference count, read by a kprobe on
+				# ib_query_port() when sysfs asks the port's state (its
+				# offset, 2656, read from 6.1.0-57's ib_core.ko: only
+				# there): at rest, and once the delete is blocked
+				refs_probe=/sys/kernel/tracing/events/kprobes/pair_refs
+				if [ "$(uname -r)" = 6.1.0-57-amd64 ] &&
+					echo 'p:kprobes/pair_refs ib_core:ib_query_port refs=+2656(%di):u32' >>/sys/kernel/tracing/kprobe_events; then
+					echo 1 >"$refs_probe/enable"
+					cat /sys/class/infiniband/rxe0/ports/1/state >/dev/null
+					log "$role: vers=$vers: rxe0's ib_device refcount before the delete: $(grep -o 'pair_refs.*refs=[0-9]*' /sys/kernel/tracing/trace | tail -n 1 | sed 's/.*refs=//')"
+				fi
 				rdma link delete rxe0 &
 				del=$!
 				for _ in $(seq 150); do
@@ -304,6 +315,10 @@ if [ $side = server ]; then
 					# after __rxe_cleanup's 50 s wait, with a WARN
 					# (docs/wire-faults.md): did that happen?
 					log "$role: vers=$vers: __rxe_cleanup timeouts logged: $(dmesg | grep -c '__rxe_cleanup')"
+					if [ -e "$refs_probe/enable" ]; then
+						timeout 10 cat /sys/class/infiniband/rxe0/ports/1/state >/dev/null || true
+						log "$role: vers=$vers: rxe0's ib_device refcount with the delete blocked (the references nobody put): $(grep -o 'pair_refs.*refs=[0-9]*' /sys/kernel/tracing/trace | tail -n 1 | sed 's/.*refs=//')"
+					fi
 				fi
 				wait "$del"
 				rdma link add rxe0 type rxe netdev eth0
