@@ -165,9 +165,9 @@ delay_now() {
 	echo "$(cat /sys/module/inline_limit/parameters/byref_delays) $(cat /sys/module/inline_limit/parameters/byref_delay_spent_ns)"
 }
 # delay_report WHAT "WAITS SPENT_NS" (before): how long the busy waits
-# since really lasted, against the byref_delay_ns asked; and the clock
-# they were timed by (under TCG the TSC's rate is a guess, and udelay()
-# follows it)
+# since really lasted, against the byref_delay_ns asked (longer on a
+# loaded host, which does not run the spinning vCPU meanwhile: the
+# bench's B - A follows it), and the clock they were timed by
 delay_report() {
 	local w0 s0 w1 s1
 	read -r w0 s0 <<<"$2"
