@@ -448,14 +448,17 @@ static struct inline_limit_qp qps[INLINE_LIMIT_QPS];
 static unsigned int qps_next;
 static DEFINE_SPINLOCK(qps_lock);
 
-/* The side whose ULP gave @handler as its QP event handler */
-static unsigned int side_of(void (*handler)(struct ib_event *, void *))
+/* The side whose rpcrdma function @fn is: svcrdma's are the server's
+ * (svc_rdma_wc_receive(), qp_event_handler()), xprtrdma's the client's
+ * (rpcrdma_wc_receive(); its QPs have no event handler)
+ */
+static unsigned int side_of(const void *fn)
 {
 	char name[64];
 
-	if (!handler)
+	if (!fn)
 		return SIDE_OTHER;
-	snprintf(name, sizeof(name), "%ps", handler);
+	snprintf(name, sizeof(name), "%ps", fn);
 	if (!strstr(name, "[rpcrdma]"))
 		return SIDE_OTHER;
 	return strncmp(name, "rpcrdma_", 8) ? SIDE_SERVER : SIDE_CLIENT;
@@ -480,29 +483,50 @@ static void qps_record(const struct ib_qp *qp, const struct ib_qp_init_attr *att
 	spin_unlock_irqrestore(&qps_lock, flags);
 }
 
+/* @qp's record, newest first, or NULL; under qps_lock */
+static struct inline_limit_qp *qps_find(const struct ib_qp *qp)
+{
+	unsigned int i;
+
+	for (i = 1; i <= INLINE_LIMIT_QPS && i <= qps_next; i++) {
+		struct inline_limit_qp *e = &qps[(qps_next - i) % INLINE_LIMIT_QPS];
+
+		if (e->qp == qp)
+			return e;
+	}
+	return NULL;
+}
+
+/* A Receive of @qp: a QP of no known side takes that of its handler */
+static void qps_recv(const struct ib_qp *qp, const struct ib_recv_wr *wr)
+{
+	struct inline_limit_qp *e;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qps_lock, flags);
+	e = qps_find(qp);
+	if (e && e->side == SIDE_OTHER && wr->wr_cqe)
+		e->side = side_of(wr->wr_cqe->done);
+	spin_unlock_irqrestore(&qps_lock, flags);
+}
+
 /* @qp's record, newest first: its caps, and the side; the SGE limits
  * its posts see are kept. Return: false if it was not recorded
  */
 static bool qps_post(const struct ib_qp *qp, struct inline_limit_qp *out)
 {
+	struct inline_limit_qp *e;
 	unsigned long flags;
-	unsigned int i;
-	bool found = false;
 
 	spin_lock_irqsave(&qps_lock, flags);
-	for (i = 1; i <= INLINE_LIMIT_QPS && i <= qps_next; i++) {
-		struct inline_limit_qp *e = &qps[(qps_next - i) % INLINE_LIMIT_QPS];
-
-		if (e->qp != qp)
-			continue;
+	e = qps_find(qp);
+	if (e) {
 		e->write_sge = qp->max_write_sge;
 		e->read_sge = qp->max_read_sge;
 		*out = *e;
-		found = true;
-		break;
 	}
 	spin_unlock_irqrestore(&qps_lock, flags);
-	return found;
+	return e;
 }
 
 static int qps_get(char *buf, const struct kernel_param *kp)
@@ -992,6 +1016,8 @@ static int inline_limit_post_recv(struct ib_qp *qp,
 				  const struct ib_recv_wr *wr,
 				  const struct ib_recv_wr **bad_wr)
 {
+	if (wr && qp->qp_type == IB_QPT_RC)
+		qps_recv(qp, wr);
 	if (wr && atomic_read(&fail_post_recv) > 0 &&
 	    inline_limit_recv_match(wr) &&
 	    atomic_add_unless(&fail_post_recv, -1, 0)) {
