@@ -1,7 +1,7 @@
 #!/bin/bash
 # shellcheck shell=bash
 # Phase of the in-guest suite (sourced by suite.sh): the per-driver inline
-# policy (src/DEVICES.md), on rxe0 wrapped by tests/modules/inline_limit.ko
+# policy (docs/devices.md), on rxe0 wrapped by tests/modules/inline_limit.ko
 # so that it reports another driver's driver_id, refuses inline data above
 # that driver's limit, or grants none (report_zero, as mlx4 does). rxe0 is
 # deleted and added again before each row, so that the per-device memory
