@@ -84,6 +84,10 @@ while read -r name id limit zero override policy first asked max attempts; do
 	log "$name: Calls behind a REG_MR: driver $reg_in inline, $reg_br by reference"
 	if [ "$max" = 0 ]; then
 		check "$name: the driver saw no Call behind a REG_MR inline" test "$reg_in" = 0
+	elif [ "$(dev_field behind_reg)" = off ]; then
+		# no ordering rule after a REG_MR in the driver's source
+		check "$name: behind_reg=off: the driver saw no Call behind a REG_MR inline, $reg_br by reference" \
+			test "$reg_in" = 0 -a "$reg_br" -ge 256
 	elif [ "$max" -ge 200 ]; then
 		# data_roundtrip's 1 MiB: 256 WRITE and 256 READ Calls, each
 		# behind the REG_MR of its chunk
@@ -106,6 +110,12 @@ while read -r name id limit zero override policy first asked max attempts; do
 	unaudited-opted-in-refusing)
 		check "$name: the kernel log says the QP was created without inline data" \
 			grep -qF "rpcrdma: rxe0: client QP created without inline data: the device refused every size from $want bytes down ($attempts attempts)" <<<"$(dmesg)"
+		;;
+	irdma-*|erdma)
+		check "$name: devices says behind_reg=off" test "$(dev_field behind_reg)" = off
+		;;
+	rxe|siw)
+		check "$name: devices says behind_reg=on" test "$(dev_field behind_reg)" = on
 		;;
 	unaudited)
 		check "unaudited: devices names the driver by its number" \
