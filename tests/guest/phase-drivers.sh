@@ -112,12 +112,15 @@ while read -r name id limit zero override policy first asked max attempts; do
 			grep -qF "rpcrdma: rxe0: client QP created without inline data: the device refused every size from $want bytes down ($attempts attempts)" <<<"$(dmesg)"
 		;;
 	irdma-*|erdma)
-		check "$name: devices says behind_reg=off" test "$(dev_field behind_reg)" = off
+		check "$name: devices says behind_reg=off, audited=6.1,6.12,7.3" \
+			test "$(dev_field behind_reg) $(dev_field audited)" = "off 6.1,6.12,7.3"
 		;;
 	rxe|siw)
-		check "$name: devices says behind_reg=on" test "$(dev_field behind_reg)" = on
+		check "$name: devices says behind_reg=on, audited=6.1,6.12,7.3" \
+			test "$(dev_field behind_reg) $(dev_field audited)" = "on 6.1,6.12,7.3"
 		;;
 	unaudited)
+		check "unaudited: devices says audited=-" test "$(dev_field audited)" = -
 		check "unaudited: devices names the driver by its number" \
 			test "$(dev_field driver)" = "$DRV_UNAUDITED"
 		check "unaudited: devices says it is not audited" \
