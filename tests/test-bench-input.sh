@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # The bench's input and report, on the host: no guest, no RDMA, a few
 # seconds. The report of a fixture run (tests/bench-input/fixture) writes
 # the Markdown and CSV of tests/bench-input/expected byte for byte, with

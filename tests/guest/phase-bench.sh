@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # shellcheck shell=bash
 # Phase of the in-guest suite (sourced by suite.sh): rpcrdma-inline bench,
 # as a user runs it, in a 2-round smoke run over rxe with server and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # shellcheck shell=bash
 # Phase of the in-guest suite (sourced by suite.sh): NFSv3 and NFSv4.1 over
 # soft RoCE with rpcrdma-inline at inline_size=256. Per version: GETATTR

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # The admin command, scripts/rpcrdma-inline, without a kernel module: it
 # runs against a fake sysfs, debugfs, procfs and module tree (its
 # RPCRDMA_INLINE_* variables) with stub modinfo, rmmod, modprobe, insmod

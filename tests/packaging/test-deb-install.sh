@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Install the .deb for real, with dpkg, in a throwaway chroot of the cached
 # bookworm guest image (tests/vm/chroot-run.sh: an overlay, the image never
 # changes), which has dkms and, for each of its kernels (6.1 and 6.12), the
