@@ -81,7 +81,7 @@ nospdx=$(for f in "${lfiles[@]}"; do head -n 3 "$f" | grep -qF "$spdx" || echo "
 if [ -z "$nospdx" ]; then
 	tap_ok "SPDX: ${#lfiles[@]} scripts and source files carry '$spdx' in their first 3 lines"
 else
-	printf '# no SPDX line: %s\n' $nospdx
+	printf '# no SPDX line: %s\n' "${nospdx//$'\n'/ }"
 	tap_fail "SPDX: $(wc -l <<<"$nospdx") files lack '$spdx'"
 fi
 if [ -f LICENSES/GPL-2.0.txt ] && [ -f LICENSES/BSD-3-Clause.txt ] &&
