@@ -39,15 +39,20 @@ rc_qps() {
 	rdma res show qp 2>/dev/null | grep -c 'type RC' || true
 }
 
-# The stock module's file: where it was, or where DKMS 3.2 (Debian 13)
-# keeps it while ours is installed
+# The stock module's file: where it was, or a copy of the one DKMS 3.2
+# (Debian 13) keeps as rpcrdma.ko.xz.origin while ours is installed (kmod
+# tells the compression by the name)
 stock_file() {
+	local f
 	if [ -e "$stock" ]; then
 		echo "$stock"
 		return
 	fi
-	find /var/lib/dkms/rpcrdma-inline/original_module -path "*/$(uname -r)/*" \
-		-name 'rpcrdma.ko*' 2>/dev/null | head -n 1
+	f=$(find /var/lib/dkms/rpcrdma-inline/original_module -path "*/$(uname -r)/*" \
+		-name 'rpcrdma.ko*' 2>/dev/null | head -n 1)
+	[ -n "$f" ] || return 0
+	cp "$f" "/tmp/$(basename "${f%.origin}")"
+	echo "/tmp/$(basename "${f%.origin}")"
 }
 
 # models_load ours|stock: that rpcrdma, nothing of ours loaded before
