@@ -39,20 +39,24 @@ rc_qps() {
 	rdma res show qp 2>/dev/null | grep -c 'type RC' || true
 }
 
-# The stock module's file: where it was, or a copy of the one DKMS 3.2
-# (Debian 13) keeps as rpcrdma.ko.xz.origin while ours is installed (kmod
-# tells the compression by the name)
+# The stock module, decompressed into /tmp (kmod hands a compressed file
+# to the kernel as it is, which 7.3 refused: "Invalid ELF header"): from
+# where it was, or from DKMS 3.2's copy (Debian 13: rpcrdma.ko.xz.origin
+# while ours is installed)
 stock_file() {
-	local f
-	if [ -e "$stock" ]; then
-		echo "$stock"
-		return
+	local f=$stock out=/tmp/rpcrdma-stock.ko
+	if [ ! -e "$f" ]; then
+		f=$(find /var/lib/dkms/rpcrdma-inline/original_module -path "*/$(uname -r)/*" \
+			-name 'rpcrdma.ko*' 2>/dev/null | head -n 1)
 	fi
-	f=$(find /var/lib/dkms/rpcrdma-inline/original_module -path "*/$(uname -r)/*" \
-		-name 'rpcrdma.ko*' 2>/dev/null | head -n 1)
 	[ -n "$f" ] || return 0
-	cp "$f" "/tmp/$(basename "${f%.origin}")"
-	echo "/tmp/$(basename "${f%.origin}")"
+	case ${f%.origin} in
+	*.xz) xz -dc "$f" >"$out" ;;
+	*.zst) zstd -qdc "$f" >"$out" ;;
+	*.gz) gzip -dc "$f" >"$out" ;;
+	*) cp "$f" "$out" ;;
+	esac
+	echo "$out"
 }
 
 # models_load ours|stock: that rpcrdma, nothing of ours loaded before
