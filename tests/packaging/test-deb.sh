@@ -56,6 +56,8 @@ expect_grep "$srcdir/scripts/prepare-source.sh is shipped (what the Makefile run
 gz() { if [ "$(stat -c %s "$REPO/$1")" -gt 4096 ]; then echo .gz; fi; }
 want_other=$(LC_ALL=C sort <<EOF
 /etc/modprobe.d/rpcrdma-inline.conf
+/usr/lib/modprobe.d/rpcrdma-inline-load.conf
+/usr/libexec/rpcrdma-inline/load-rpcrdma
 /usr/libexec/rpcrdma-inline/rpcrdma-inline-bench
 /usr/libexec/rpcrdma-inline/rpcrdma-inline-bench-report
 /usr/sbin/rpcrdma-inline
@@ -67,7 +69,7 @@ want_other=$(LC_ALL=C sort <<EOF
 $(for d in "$REPO"/docs/*.md; do echo "/usr/share/doc/$BIN_PKG/docs/${d##*/}$(gz "docs/${d##*/}")"; done)
 EOF
 )
-diff_lists "outside $srcdir: the command, its bench, its man page, the conffile, the docs; nothing else" \
+diff_lists "outside $srcdir: the command, its bench, its load helper and install rule, its man page, the conffile, the docs; nothing else" \
 	"$want_other" "$(grep -v "^$srcdir/" <<<"$files")"
 
 mode_of() {
@@ -99,6 +101,17 @@ expect_grep "the conffile shows the options line, commented out" \
 	'^#options rpcrdma inline_size=256 server_inline=Y client_inline=Y$' "$(cat "$conf")"
 expect_eq "the conffile sets nothing (every line a comment or blank)" \
 	"" "$(grep -vE '^[[:space:]]*(#|$)' "$conf" || true)"
+
+expect_eq "/usr/libexec/rpcrdma-inline/load-rpcrdma is -rwxr-xr-x root/root" \
+	"-rwxr-xr-x root/root" "$(mode_of /usr/libexec/rpcrdma-inline/load-rpcrdma)"
+expect "load-rpcrdma is scripts/load-rpcrdma" \
+	cmp -s "$work/src/scripts/load-rpcrdma" "$work/root/usr/libexec/rpcrdma-inline/load-rpcrdma"
+rule="$work/root/usr/lib/modprobe.d/rpcrdma-inline-load.conf"
+expect "/usr/lib/modprobe.d/rpcrdma-inline-load.conf is scripts/rpcrdma-inline-load.modprobe.conf" \
+	cmp -s "$work/src/scripts/rpcrdma-inline-load.modprobe.conf" "$rule"
+expect_eq "its one rule: modprobe rpcrdma runs load-rpcrdma, or a plain modprobe without it" \
+	'install rpcrdma if [ -x /usr/libexec/rpcrdma-inline/load-rpcrdma ]; then /usr/libexec/rpcrdma-inline/load-rpcrdma $CMDLINE_OPTS; else modprobe --ignore-install rpcrdma $CMDLINE_OPTS; fi' \
+	"$(grep -vE '^[[:space:]]*(#|$)' "$rule")"
 
 dpkg-deb -e "$deb" "$work/control"
 expect_eq "conffiles: /etc/modprobe.d/rpcrdma-inline.conf" \
