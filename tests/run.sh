@@ -50,7 +50,7 @@ quick=(unit style hooks bad-input package-names bench-input build-6.1 guest-6.1)
 check=(unit style hooks bad-input package-names bench-input build-6.1 build-6.12.113 build-7.3 packaging
 	pair-6.1-stock-6.1-ours guest-6.1 guest-7.3)
 full=("${check[@]}" build-6.12+deb13 build-6.12 build-7.2 packaging-upgrade
-	guest-install guest-install-sig pair-6.1-ours-6.1-stock pair-6.1-ours-6.1-ours pair-6.1-stock-6.1-stock
+	guest-install guest-install-sig guest-load-fallback pair-6.1-ours-6.1-stock pair-6.1-ours-6.1-ours pair-6.1-stock-6.1-stock
 	pair-7.3-ours-6.1-ours pair-6.1-ours-7.3-ours pair-6.1-ours-6.1-ours-bench guest-6.1-more guest-7.3-more guest-6.12+deb13)
 # The guests that full has not go first, the debug ones (the longest) at
 # their head: the debug kernel's phases in two guests side by side (each
@@ -117,6 +117,9 @@ command_of() {
 	# without pahole: pahole installed, ours refused, the stock module
 	# loaded at modprobe and at nfsd's start, NFS over RDMA up
 	guest-install-sig) echo "$here/packaging/test-install-script.sh sig-enforce" ;;
+	# modprobe rpcrdma when the kernel refuses ours, on Debian 13 (dkms 3.2
+	# moves the stock module into original_module/), module.sig_enforce=1
+	guest-load-fallback) echo "$here/packaging/test-load-fallback.sh" ;;
 	# The size negotiation, the server-only measurement and the Send size
 	# table on 6.1 only, the bench's smoke run on Debian 13's 6.12 only:
 	# each costs minutes under TCG, and they exercise our code, not the
