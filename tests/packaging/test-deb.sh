@@ -109,6 +109,7 @@ expect "load-rpcrdma is scripts/load-rpcrdma" \
 rule="$work/root/usr/lib/modprobe.d/rpcrdma-inline-load.conf"
 expect "/usr/lib/modprobe.d/rpcrdma-inline-load.conf is scripts/rpcrdma-inline-load.modprobe.conf" \
 	cmp -s "$work/src/scripts/rpcrdma-inline-load.modprobe.conf" "$rule"
+# shellcheck disable=SC2016 # modprobe's $CMDLINE_OPTS, literally
 expect_eq "its one rule: modprobe rpcrdma runs load-rpcrdma, or a plain modprobe without it" \
 	'install rpcrdma if [ -x /usr/libexec/rpcrdma-inline/load-rpcrdma ]; then /usr/libexec/rpcrdma-inline/load-rpcrdma $CMDLINE_OPTS; else modprobe --ignore-install rpcrdma $CMDLINE_OPTS; fi' \
 	"$(grep -vE '^[[:space:]]*(#|$)' "$rule")"
