@@ -13,7 +13,8 @@
 # Boot, module.sig_enforce=1) and does not trust DKMS's signing key, it
 # says how to enroll the key and leaves the stock module loaded. Kernels
 # whose headers ship vmlinux with CONFIG_DEBUG_INFO_BTF_MODULES (Debian's
-# 6.12 and later) get pahole, which their module builds run.
+# 6.12 and later) get pahole, which their module builds run, if their
+# headers did not bring it.
 #
 # On an RPM system (rpm, no dpkg) scripts/install-rpm.sh does the same
 # with rpmbuild and dnf, yum or zypper.
@@ -134,8 +135,10 @@ mapfile -t need < <(missing "${build_deps[@]}" "${sig_deps[@]}")
 [ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
 
 # A kernel with BTF for modules whose headers ship vmlinux (Debian's 6.12
-# and later) has each module build generate BTF with pahole: Debian 12
-# and 13 package it as pahole (dwarves before 1.24-4, and on Ubuntu 22.04)
+# and later) has each module build generate BTF with pahole. Debian's
+# linux-kbuild of those kernels depends on it; for headers that do not,
+# install it here: Debian 12 and 13 package it as pahole (dwarves before
+# 1.24-4, and on Ubuntu 22.04)
 kbuild=/lib/modules/$kver/build
 if [ -f "$kbuild/vmlinux" ] && grep -qsx 'CONFIG_DEBUG_INFO_BTF_MODULES=y' "$kbuild/.config" "$kbuild/include/config/auto.conf" &&
 	! command -v pahole >/dev/null; then
