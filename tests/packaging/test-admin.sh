@@ -46,7 +46,7 @@ new_root() {
 	printf 'device sysfs mounted on /sys with fstype sysfs\n' >"$F/proc/self/mountstats"
 	printf 'tcp 2049\n' >"$F/proc/fs/nfsd/portlist"
 	: >"$F/modules/$OURS_KO"
-	printf 'srcversion=OURS0123456789ABCDEF0123\nversion=%s\nrpcrdma_inline=%s\ndepends=sunrpc,ib_core,rdma_cm\n' \
+	printf 'srcversion=OURS0123456789ABCDEF0123\nversion=%s\nrpcrdma_inline=%s\ndepends=sunrpc,ib_core,rdma_cm\nrpcrdma_inline_hooks=6.1:01=6.1\nrpcrdma_inline_tested=tested\n' \
 		"$version" "$version" >"$F/modules/$OURS_KO.modinfo"
 	: >"$F/modules/$STOCK_KO"
 	printf 'srcversion=STOCK456789ABCDEF01234567\ndepends=sunrpc,ib_core,rdma_cm\n' \
@@ -216,8 +216,8 @@ new_root
 load_ours nosrcversion
 debugfs_content "$F/debug"
 run status
-expect_eq "ours, no srcversion: module: ours, told-by: version-file" \
-	"ours version-file" "$(val module) $(val told-by)"
+expect_eq "ours, no srcversion: module: ours, told-by: version-file; tested: of the installed file of its version" \
+	"ours version-file tested" "$(val module) $(val told-by) $(val tested)"
 # ... and rebuilt since it was loaded: srcversion matches neither file
 echo OLDBUILD0000000000000000 >"$F/sys/module/rpcrdma/srcversion"
 run status
@@ -492,9 +492,9 @@ run report
 expect_eq "report: exits 0" 0 "$rc"
 expect_eq "report: every line is 'key: value'" "" "$(grep -vE '^[a-z][a-z0-9_.-]*: ' <<<"$out" || true)"
 expect_eq "report: report: rpcrdma-inline $version" "rpcrdma-inline $version" "$(val report)"
-expect_eq "report: module ours, version, srcversion, tested (the installed file's, matched)" \
-	"ours $version OURS0123456789ABCDEF0123 -" \
-	"$(val module) $(val version) $(val srcversion) $(val tested)"
+expect_eq "report: module ours, version, srcversion; hooks and tested of the installed file it matches" \
+	"ours $version OURS0123456789ABCDEF0123 6.1:01=6.1 tested" \
+	"$(val module) $(val version) $(val srcversion) $(val hooks) $(val tested)"
 expect_eq "report: distribution from os-release" "Debian GNU/Linux 12 (bookworm)" "$(val distribution)"
 expect_eq "report: kernel-package" "linux-image-6.1.0-57-amd64 6.1.192-1" "$(val kernel-package)"
 expect_eq "report: package" "rpcrdma-inline-dkms 0.1.0-1" "$(val package)"
