@@ -118,8 +118,8 @@ for vers in 3 4.1; do
 			rdma-device device memo sends log; do
 			check "report: a '$k:' line" grep -q "^$k: " /tmp/report.txt
 		done
-		check "report: module ours, root yes, stale no, ofed no" \
-			test "$(sed -n 's/^\(module\|root\|stale\|ofed\): //p' /tmp/report.txt | paste -sd ' ')" = "ours yes no no"
+		check "report: root yes, module ours, stale no, ofed no (in that order)" \
+			test "$(sed -n 's/^\(module\|root\|stale\|ofed\): //p' /tmp/report.txt | paste -sd ' ')" = "yes ours no no"
 		check "report: rxe's port: driver rxe, policy on, link layer Ethernet, an MTU" \
 			grep -qE '^rdma-device: name=[^ ]+ port=1 driver=rxe .*policy=on .*link_layer="Ethernet" .* mtu=[0-9]+ ' /tmp/report.txt
 		check "report: the client connection serves /mnt, vers=3" \
