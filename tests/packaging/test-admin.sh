@@ -24,7 +24,7 @@ OURS_KO=updates/dkms/rpcrdma.ko
 STOCK_KO=kernel/net/sunrpc/xprtrdma/rpcrdma.ko.xz
 CONN1="server peer=192.0.2.1:40000 device=rxe0 asked=256 granted=256 max=256 attempts=1 inline=123 byref=45"
 CONN2="client peer=192.0.2.1:20049 device=rxe0 asked=256 granted=512 max=256 attempts=2 inline=77 byref=8"
-DEV1="rxe0 driver=rxe policy=on want=256 accepted=256 granted=256 why=copies inline data from sge.addr; up to 512 bytes"
+DEV1="rxe0 driver=rxe policy=on behind_reg=on want=256 accepted=256 granted=256 audited=6.1 why=copies inline data from sge.addr; up to 512 bytes"
 
 # The stubs: each logs its arguments to $F/calls
 stub() {
@@ -204,7 +204,7 @@ expect_eq "ours: both connection lines, as debugfs has them" \
 expect_grep "ours: the client line shows granted=512 and its counts" \
 	'^connection: client .* granted=512 max=256 attempts=2 inline=77 byref=8$' "$out"
 expect_eq "ours: device: in key=value form, the reason quoted" \
-	"name=rxe0 driver=rxe policy=on want=256 accepted=256 granted=256 why=\"copies inline data from sge.addr; up to 512 bytes\"" \
+	"name=rxe0 driver=rxe policy=on behind_reg=on want=256 accepted=256 granted=256 audited=6.1 why=\"copies inline data from sge.addr; up to 512 bytes\"" \
 	"$(val device)"
 expect_eq "ours: every output line is 'key: value'" "" \
 	"$(grep -vE '^[a-z][a-z0-9_.-]*: ' <<<"$out" || true)"
@@ -504,7 +504,7 @@ expect_eq "report: dkms: one line per kernel, from dkms status and for the kerne
 	"kernel=$KVER version=0.1.0 arch=x86_64 state=\"installed\""$'\n'"kernel=6.12.57+deb13-amd64 version=- arch=- state=\"not built\"" \
 	"$(val dkms)"
 expect_eq "report: rdma-device: driver, verdict, board, firmware, GUID, link layer, rate, MTU, why" \
-	"name=rxe0 port=1 driver=rxe driver_id=- policy=on behind_reg=- want=256 accepted=256 granted=256 kernel_driver=- hca_type=\"\" board_id=\"board-7\" fw_ver=\"16.35.2000\" node_guid=0250:b6ff:fe12:3456 link_layer=\"Ethernet\" state=\"4: ACTIVE\" rate=\"100 Gb/sec (4X EDR)\" netdev=eth0 mtu=9000 why=\"copies inline data from sge.addr; up to 512 bytes\"" \
+	"name=rxe0 port=1 driver=rxe driver_id=- policy=on behind_reg=on want=256 accepted=256 granted=256 audited=6.1 kernel_driver=- hca_type=\"\" board_id=\"board-7\" fw_ver=\"16.35.2000\" node_guid=0250:b6ff:fe12:3456 link_layer=\"Ethernet\" state=\"4: ACTIVE\" rate=\"100 Gb/sec (4X EDR)\" netdev=eth0 mtu=9000 why=\"copies inline data from sge.addr; up to 512 bytes\"" \
 	"$(val rdma-device)"
 expect_eq "report: the client connection with its mount, vers, rsize, wsize" \
 	"$CONN2 mount=\"/mnt/rdma\" vers=3 rsize=1048576 wsize=1048576" "$(val connection | grep '^client')"
