@@ -78,6 +78,8 @@ wire_faults+=(pair-6.1-ours-6.1-stock-mtu9000)
 extra=(pair-7.3-stock-6.1-ours pair-6.1-stock-7.3-ours pair-7.3-ours-6.1-stock pair-6.1-ours-7.3-stock
 	"${wire_faults[@]}"
 	pair-6.1-ours-6.1-ours-scale faults-7.3 faults-6.1 faults-6.12+deb13 all-kernels bench-delay)
+# A kernel's installation never fails because of us (dkms 3.0 and 3.2)
+extra+=(kernel-hooks-bookworm kernel-hooks-trixie)
 deep=("${extra_guests[@]}" "${full[@]}" "${extra[@]}")
 # How many QEMUs run in the background at once (a pair is two). Check
 # starts its pair and two guests at once beside its three builds: a pair
@@ -152,6 +154,7 @@ command_of() {
 	bench-delay) echo "$here/bench/delay.sh 6.1" ;;
 	packaging) echo "$here/packaging/run.sh" ;;
 	packaging-upgrade) echo "$here/packaging/test-upgrade.sh" ;;
+	kernel-hooks-bookworm | kernel-hooks-trixie) echo "$here/packaging/test-kernel-hooks.sh ${1#kernel-hooks-}" ;;
 	*) return 1 ;;
 	esac
 }

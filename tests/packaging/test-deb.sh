@@ -167,7 +167,7 @@ expect_grep "prerm runs dkms remove --all" \
 expect_grep "prerm removes on remove, upgrade and deconfigure" \
 	'remove\|upgrade\|deconfigure\)' "$prerm"
 expect_grep "postrm: purge removes the kept kernel sources" \
-	'rm -rf /var/lib/rpcrdma-inline' "$(cat "$work/control/postrm")"
+	'for d in /var/lib/rpcrdma-inline/\*/; do' "$(cat "$work/control/postrm")"
 
 dkmsconf=$(cat "$work/root$srcdir/dkms.conf")
 expect_grep "dkms.conf: PACKAGE_VERSION=\"$version\"" "^PACKAGE_VERSION=\"$version\"$" "$dkmsconf"

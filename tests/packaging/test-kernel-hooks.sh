@@ -17,7 +17,9 @@
 #       headers package rebuilt for the test with that line removed).
 # Each step checks: apt exits 0, dpkg --audit is empty, every kernel has
 # an initrd, `modinfo -k` resolves rpcrdma to ours or to stock as
-# expected, and apt's own output says what to do.
+# expected, and apt's own output says what to do. On trixie, S2's end
+# state is booted on 7.3 (tests/vm/run-guest.sh, guest/upgrade-check.sh):
+# a bare modprobe loads ours (RPCRDMA_INLINE_KHOOKS_BOOT=0 skips it).
 # The 6.12.117 packages are fetched with apt-get download (the release's
 # apt state of tests/vm/build-image.sh) into
 # ${RPCRDMA_INLINE_CACHE:-/var/cache/rpcrdma-inline}/debs/DIST-point.
@@ -166,9 +168,14 @@ point) # $1 = the image's 6.12 version: one apt run
 	mapfile -t f < <(pkgfiles "$1")
 	run apt apt-get install -y "${f[@]}"
 	;;
-upgrade-ours)
-	run apt apt-get install -y /tmp/pkg/v2.deb
-	run reconfigure dpkg-reconfigure rpcrdma-inline-dkms
+upgrade-ours) # $1 = the kernel taken as running; a stand-in /sys/module/rpcrdma:
+	# an older build of ours loaded, then the stock module
+	mkdir -p /tmp/sys/module/rpcrdma/parameters
+	echo 0123456789ABCDEF0123456 >/tmp/sys/module/rpcrdma/srcversion
+	echo 256 >/tmp/sys/module/rpcrdma/parameters/inline_size
+	run apt env RPCRDMA_INLINE_SYSFS=/tmp/sys RPCRDMA_INLINE_KVER="$1" apt-get install -y /tmp/pkg/v2.deb
+	rm /tmp/sys/module/rpcrdma/parameters/inline_size
+	run reconfigure env RPCRDMA_INLINE_SYSFS=/tmp/sys RPCRDMA_INLINE_KVER="$1" dpkg-reconfigure rpcrdma-inline-dkms
 	;;
 reinstall) # $1 = the older 6.12 version
 	mapfile -t f < <(pkgfiles "$1" '^linux-(source|headers|kbuild)')
@@ -250,12 +257,20 @@ if [[ " $steps " == *" P "* ]]; then
 	check P1 apt "$k_older $k612" ""
 	expect_eq "$dist P1: the source of $k612 is kept, stamped $pv612" "$pv612" "$(fact P1.facts "kept.$k612")"
 
-	step P2 "$work/P1:$work/P0:$rootfs" "our package upgraded and reconfigured before the reboot" upgrade-ours
+	step P2 "$work/P1:$work/P0:$rootfs" "our package upgraded and reconfigured before the reboot" upgrade-ours "$k612"
 	check P2 apt "$k_older $k612" ""
 	expect_eq "$dist P2: dpkg-reconfigure exits 0" 0 "$(fact P2.facts reconfigure.rc)"
 	expect_grep "$dist P2: apt's output: $k_older is built from the source kept for it" \
 		"kernel $(ere "$k_older") \\($(ere "$pv_old")\\) is built from the source kept" "$(out apt.out)"
 	expect_eq "$dist P2: no downgrade advised" "" "$(grep -E "linux-source-6\\.12=$(ere "$pv_old")" <<<"$(out apt.out)" || true)"
+	expect_grep "$dist P2: the upgrade says an older build of ours is loaded, and what to run" \
+		"the rpcrdma loaded now is an older build of rpcrdma-inline" "$(out apt.out)"
+	expect_grep "$dist P2: ... the next load takes ours, $version" \
+		"the next load takes\$" "$(out apt.out)"
+	expect_grep "$dist P2: ... modprobe -r rpcrdma && modprobe rpcrdma" \
+		"modprobe -r rpcrdma && modprobe rpcrdma" "$(out apt.out)"
+	expect_grep "$dist P2: dpkg-reconfigure says the stock module is loaded" \
+		"the rpcrdma loaded now is the stock module" "$(out reconfigure.out)"
 	cp "$work/pkg/apt.out" "$work/P2-apt.out"
 
 	step P3 "$work/P2:$work/P1:$work/P0:$rootfs" "the older kernel $k_older reinstalled" reinstall "$pv_old"
@@ -284,6 +299,19 @@ if [[ " $steps " == *" S "* ]]; then
 	check S2 apt "$k_old $k_new" ""
 	expect_grep "$dist S2: apt's output shows the trigger's build for $k_new" \
 		"rpcrdma-inline: building for kernel $(ere "$k_new")" "$(out apt.out)"
+	# Boot that end state: a bare modprobe loads ours
+	if [ "$dist" = trixie ] && [ "${RPCRDMA_INLINE_KHOOKS_BOOT:-1}" = 1 ]; then
+		t=$SECONDS
+		make_image "$work/S2:$work/S1:$work/S0:$rootfs" "$work/img-s2"
+		rc=0
+		"$REPO/tests/vm/run-guest.sh" --image "$work/img-s2" --kernel "$new_series" --out "$work/out-s2" \
+			--script tests/packaging/guest/upgrade-check.sh --timeout 900 --quiet \
+			--env EXPECT=ours --env "VERSION=$version" >"$work/out-s2.log" 2>&1 || rc=$?
+		echo "# $dist S2: the guest boot of $k_new took $((SECONDS - t)) s"
+		guest_tap "$work/out-s2/guest.log"
+		expect_eq "$dist S2: the guest on $k_new ran (run-guest.sh exits 0)" 0 "$rc"
+		if [ "$rc" -ne 0 ]; then tail -n 20 "$work/out-s2.log" | sed 's/^/#   /'; fi
+	fi
 fi
 
 # --------------------------------------------- C: no CONFIG_SUNRPC_XPRT_RDMA
