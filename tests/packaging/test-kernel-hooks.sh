@@ -265,8 +265,8 @@ if [[ " $steps " == *" P "* ]]; then
 	expect_eq "$dist P2: no downgrade advised" "" "$(grep -E "linux-source-6\\.12=$(ere "$pv_old")" <<<"$(out apt.out)" || true)"
 	expect_grep "$dist P2: the upgrade says an older build of ours is loaded, and what to run" \
 		"the rpcrdma loaded now is an older build of rpcrdma-inline" "$(out apt.out)"
-	expect_grep "$dist P2: ... the next load takes ours, $version" \
-		"the next load takes\$" "$(out apt.out)"
+	expect_grep "$dist P2: ... the next load takes ours, $version, in updates/dkms" \
+		"^  rpcrdma-inline $(ere "$version") \\(/lib/modules/.*/updates/dkms/rpcrdma\\.ko" "$(out apt.out)"
 	expect_grep "$dist P2: ... modprobe -r rpcrdma && modprobe rpcrdma" \
 		"modprobe -r rpcrdma && modprobe rpcrdma" "$(out apt.out)"
 	expect_grep "$dist P2: dpkg-reconfigure says the stock module is loaded" \
