@@ -41,7 +41,7 @@ static const struct rpcrdma_wqe_inline_driver rpcrdma_wqe_inline_drivers[] = {
 	  .behind_reg = true,
 	  .limits = { 280 },
 	  .why = "copies inline data from sge.addr; 280 bytes" },
-	{ .driver_id = RDMA_DRIVER_ERDMA, .name = "erdma", .on = true,
+	{ .driver_id = RPCRDMA_WQE_INLINE_DRIVER_ERDMA, .name = "erdma", .on = true,
 	  .behind_reg = true,
 	  .limits = { 96 },
 	  .why = "copies inline data from sge.addr; 96 bytes" },
