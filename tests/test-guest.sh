@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Boot one Debian kernel in QEMU and run the in-guest tests there: DKMS
 # install, NFS over soft RoCE with rpcrdma-inline, and back to stock.
 #
