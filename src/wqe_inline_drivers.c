@@ -23,7 +23,7 @@
 static const struct rpcrdma_wqe_inline_driver rpcrdma_wqe_inline_drivers[] = {
 	{ .driver_id = RDMA_DRIVER_MLX5, .name = "mlx5", .on = true,
 	  .behind_reg = true,
-	  .nomem_refuses = true,
+	  .nomem_refuses = true, .post_written = true,
 	  .why = "copies inline data from sge.addr; size from its WQE size" },
 	{ .driver_id = RDMA_DRIVER_IRDMA, .name = "irdma", .on = true,
 	  .behind_reg = true,
