@@ -9,6 +9,8 @@
 #   make check-deep   full, debug kernels, faults, every Debian kernel
 #   make unit         userspace unit tests only
 #   make demo         boot a guest, mount NFS over soft RoCE, show the counters
+#   make dist         rpcrdma-inline-VERSION.tar.gz, the spec's Source0
+#                     (then: rpmbuild -tb rpcrdma-inline-VERSION.tar.gz)
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -16,7 +18,7 @@ VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf
 OUT := build/$(KVER)
 TREE := $(OUT)/linux
 
-.PHONY: all modules prepare clean unit check check-quick check-full check-deep demo
+.PHONY: all modules prepare clean unit check check-quick check-full check-deep demo dist
 
 all: modules
 
@@ -52,3 +54,6 @@ check-deep:
 
 demo:
 	scripts/demo.sh
+
+dist:
+	scripts/dist-tarball.sh

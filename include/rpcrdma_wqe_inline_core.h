@@ -42,6 +42,7 @@ rpcrdma_wqe_inline_side_name(enum rpcrdma_wqe_inline_side side)
 u32 rpcrdma_wqe_inline_want(enum rpcrdma_wqe_inline_side side);
 void rpcrdma_wqe_inline_decide_id(u32 driver_id,
 				  struct rpcrdma_wqe_inline_verdict *v);
+const struct rpcrdma_wqe_inline_kernel *rpcrdma_wqe_inline_this_kernel(void);
 void rpcrdma_wqe_inline_params_loaded(void);
 
 /* wqe_inline_dev.c */

@@ -44,6 +44,18 @@
 #define RPCRDMA_WQE_INLINE_DRIVER_MANA	20U
 #define RPCRDMA_WQE_INLINE_DRIVER_IONIC	21U
 
+/* A kernel version as LINUX_VERSION_CODE encodes it (sublevel <= 255) */
+#define RPCRDMA_WQE_INLINE_KV(a, b, c)	(((a) << 16) + ((b) << 8) + (c))
+
+/* The kernel series whose driver sources were read (Debian's 6.1.192,
+ * 6.12.117 and 7.3.4), as bits of &rpcrdma_wqe_inline_driver.series;
+ * wqe_inline_drivers.c maps each to its LINUX_VERSION_CODE range.
+ */
+#define RPCRDMA_WQE_INLINE_SERIES_6_1	0x1U
+#define RPCRDMA_WQE_INLINE_SERIES_6_12	0x2U
+#define RPCRDMA_WQE_INLINE_SERIES_7_3	0x4U
+#define RPCRDMA_WQE_INLINE_SERIES_ALL	0x7U
+
 /* Known inline data limits per driver, and admin overrides, at most */
 #define RPCRDMA_WQE_INLINE_LIMITS	3
 #define RPCRDMA_WQE_INLINE_OVERRIDES	16
@@ -73,9 +85,14 @@
  *		  the ask, and writes back room it makes anyway: a QP asked
  *		  for less (even 0) may post up to what it wrote back
  * @why: the reason for the verdict, from the audit of its source
+ * @series: the kernel series (RPCRDMA_WQE_INLINE_SERIES_*) whose source
+ *	    of it was read: an on verdict holds only there
+ * @since: within them, the first LINUX_VERSION_CODE it holds for (a fix
+ *	   the verdict needs), or 0
+ * @before: why it is off before @since
  *
  * The table (wqe_inline_drivers.c) is the result of reading each
- * in-tree provider's source; see src/DEVICES.md.
+ * in-tree provider's source; see docs/devices.md.
  */
 struct rpcrdma_wqe_inline_driver {
 	u32		driver_id;
@@ -88,6 +105,21 @@ struct rpcrdma_wqe_inline_driver {
 	bool		nomem_refuses;
 	bool		post_written;
 	const char	*why;
+	u32		series;
+	u32		since;
+	const char	*before;
+};
+
+/**
+ * struct rpcrdma_wqe_inline_kernel - the kernel the module is built for
+ * @version: its LINUX_VERSION_CODE
+ * @vendor: the distribution whose own backports it carries (RHEL, SUSE),
+ *	    whose driver sources were not read; NULL for a kernel of the
+ *	    kernel.org series as Debian ships them
+ */
+struct rpcrdma_wqe_inline_kernel {
+	u32		version;
+	const char	*vendor;
 };
 
 /**
@@ -114,12 +146,16 @@ struct rpcrdma_wqe_inline_overrides {
  * @behind_reg: a Send behind IB_WR_REG_MR WRs in its post may go inline
  * @driver: the driver's table entry, or NULL when it is not in the table
  * @why: the reason, one line
+ * @kernel_off: the table says on, but not for this kernel (outside the
+ *		series whose source was read, a vendor kernel, or before a
+ *		fix the verdict needs)
  */
 struct rpcrdma_wqe_inline_verdict {
 	bool					on;
 	bool					behind_reg;
 	const struct rpcrdma_wqe_inline_driver	*driver;
 	const char				*why;
+	bool					kernel_off;
 };
 
 /**
@@ -303,6 +339,11 @@ const char *rpcrdma_wqe_inline_driver_name(u32 driver_id, char *buf,
 void rpcrdma_wqe_inline_decide(u32 driver_id,
 			       const struct rpcrdma_wqe_inline_overrides *ov,
 			       struct rpcrdma_wqe_inline_verdict *v);
+void rpcrdma_wqe_inline_decide_for(u32 driver_id,
+				   const struct rpcrdma_wqe_inline_overrides *ov,
+				   const struct rpcrdma_wqe_inline_kernel *kernel,
+				   struct rpcrdma_wqe_inline_verdict *v);
+int rpcrdma_wqe_inline_series_print(u32 series, char *buf, size_t len);
 int rpcrdma_wqe_inline_overrides_parse(const char *val,
 				       struct rpcrdma_wqe_inline_overrides *ov,
 				       const char **bad, int *bad_len);

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Extract, from a kernel source tarball or tree, only what building
 # rpcrdma.ko needs: net/sunrpc/xprtrdma/, include/linux/sunrpc/svc_rdma.h
 # and the top Makefile (for its version). DEST is replaced whole.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Print where the source of kernel KVER is, looking where distributions
 # put it: the KSRC tree or tarball when KSRC is set; else the tree behind
 # /lib/modules/KVER/source or /lib/modules/KVER/build when it holds

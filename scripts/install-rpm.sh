@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Install rpcrdma-inline for the running kernel on an RPM system (Fedora,
 # RHEL and its rebuilds, SUSE) through the package system, and load it;
 # scripts/install.sh runs this where there is rpm and no dpkg. Such a

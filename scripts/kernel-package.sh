@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Sourced by find-kernel-source.sh and by the install script: which
 # package a kernel came from, and the name of its source package, on
 # Debian and on Ubuntu.

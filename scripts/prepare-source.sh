@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Produce the hooked xprtrdma source that Kbuild compiles for kernel
 # KVER, in OUT/linux: find the kernel's own source, extract what the
 # build needs, check it is the kernel's series, choose one variant of

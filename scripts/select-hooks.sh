@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Choose, for each hook point of HOOKS_ROOT (a directory NN-name), the one
 # variant (NN-name/VARIANT.patch) whose expectations the pristine
 # extracted source PRISTINE meets, and print "NN-name VARIANT PATH" for

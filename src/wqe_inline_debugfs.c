@@ -7,7 +7,8 @@
  *   sends        per side, one line per how: the Sends of all connections
  *                since rpcrdma loaded, by size class
  *   devices      one line per RDMA device: its verdict, the memo written
- *                last, and why
+ *                last, the kernel series its driver's source was read
+ *                for, and why
  *   memos        one line per device, side and QP shape remembered, with
  *                what the shape gets with no inline data (stock's QP)
  *
@@ -136,7 +137,7 @@ static int rpcrdma_wqe_inline_devices_show(struct seq_file *m, void *v)
 {
 	const struct rpcrdma_wqe_inline_dev_snap *d = v;
 	struct rpcrdma_wqe_inline_verdict verdict;
-	char num[12];
+	char num[12], series[32];
 
 	rpcrdma_wqe_inline_decide_id(d->driver_id, &verdict);
 	seq_printf(m, "%s driver=%s policy=%s behind_reg=%s", d->name,
@@ -147,7 +148,10 @@ static int rpcrdma_wqe_inline_devices_show(struct seq_file *m, void *v)
 			   d->last.accepted, d->last.reported);
 	else
 		seq_puts(m, " want=- accepted=- granted=-");
-	seq_printf(m, " why=%s\n", verdict.why);
+	rpcrdma_wqe_inline_series_print(verdict.driver ?
+					verdict.driver->series : 0,
+					series, sizeof(series));
+	seq_printf(m, " audited=%s why=%s\n", series, verdict.why);
 	return 0;
 }
 

@@ -12,6 +12,8 @@
  * goes away (our ib_client's remove).
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -154,6 +156,27 @@ struct rpcrdma_wqe_inline_devs_snap *rpcrdma_wqe_inline_devs_snapshot(void)
 	return snap;
 }
 
+/* Says in the kernel log when a driver the table allows gets no inline
+ * Sends on this kernel, and why: at load for the devices present, later
+ * for each device that comes
+ */
+static void rpcrdma_wqe_inline_log_verdict(const struct ib_device *device)
+{
+	const struct rpcrdma_wqe_inline_kernel *k = rpcrdma_wqe_inline_this_kernel();
+	struct rpcrdma_wqe_inline_verdict v;
+	char series[32];
+
+	rpcrdma_wqe_inline_decide_id(device->ops.driver_id, &v);
+	if (!v.kernel_off)
+		return;
+	rpcrdma_wqe_inline_series_print(v.driver->series, series,
+					sizeof(series));
+	pr_info("%s: %s: no inline Sends on Linux %u.%u.%u%s%s: %s (audited: %s)\n",
+		dev_name(&device->dev), v.driver->name, k->version >> 16,
+		(k->version >> 8) & 0xff, k->version & 0xff,
+		k->vendor ? " " : "", k->vendor ?: "", v.why, series);
+}
+
 /* Lists every device, so that 'devices' shows each one's verdict. Never
  * fails: ib_core calls no remove for a device whose add failed, and a
  * device that is not listed only loses the memory of its negotiation.
@@ -161,6 +184,8 @@ struct rpcrdma_wqe_inline_devs_snap *rpcrdma_wqe_inline_devs_snapshot(void)
 static int rpcrdma_wqe_inline_add_one(struct ib_device *device)
 {
 	struct rpcrdma_wqe_inline_dev *dev;
+
+	rpcrdma_wqe_inline_log_verdict(device);
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)

@@ -97,7 +97,7 @@ u32 rpcrdma_wqe_inline_next_size(const struct rpcrdma_wqe_inline_driver *drv,
  * most RPCRDMA_WQE_INLINE_NOMEM_TRIES times: the first asks for half
  * (the queue's size is rounded up to a power of two, so a WQE must
  * shrink to half to make a difference: 256 bytes on a deep 5-SGE server
- * queue needs 120 or less, src/DEVICES.md), the next ones step down as
+ * queue needs 120 or less, docs/devices.md), the next ones step down as
  * after -EINVAL, and after that comes svcrdma's and xprtrdma's ask, 0. So a
  * failed allocation costs at most four more creations. Any other error (-EIO or -ETIMEDOUT from the
  * firmware, -ENODEV from a device going away, -ENOMEM elsewhere) is

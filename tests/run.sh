@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # The test command: run a tier of the suite and end with "N passed, N failed".
 #
 #   tests/run.sh quick   unit, style, the hooks' variants, bad input, the

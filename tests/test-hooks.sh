@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Each hook's variants, chosen by what a source holds, on the shapes no
 # Debian package carries: for each fixture in tests/hooks/fixtures (only
 # the lines the hooks need, read from public copies of xprtrdma, named in

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # The source package a message names is the one the platform has: Debian's
 # linux-source-X.Y, Ubuntu's linux-source-X.Y.Z and, for an HWE kernel,
 # linux-hwe-X.Y-source-X.Y.Z, each at the kernel package's version; on an

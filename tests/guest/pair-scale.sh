@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Scale and memory, in each guest of a pair (tests/test-pair.sh with
 # PAIR_SCALE=1, both guests booted with possible_cpus=256 as a large
 # server would be): the client mounts four addresses of the server, each

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # The two-machine test, run in each guest of a set (tests/test-pair.sh,
 # tests/vm/run-set.sh): the hub is the NFS server, the other guest the
 # client, each with its own rxe device on its own virtio-net NIC. Each side

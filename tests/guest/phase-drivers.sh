@@ -1,7 +1,8 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # shellcheck shell=bash
 # Phase of the in-guest suite (sourced by suite.sh): the per-driver inline
-# policy (src/DEVICES.md), on rxe0 wrapped by tests/modules/inline_limit.ko
+# policy (docs/devices.md), on rxe0 wrapped by tests/modules/inline_limit.ko
 # so that it reports another driver's driver_id, refuses inline data above
 # that driver's limit, or grants none (report_zero, as mlx4 does). rxe0 is
 # deleted and added again before each row, so that the per-device memory
@@ -86,6 +87,10 @@ while read -r name id limit zero override policy first asked max attempts; do
 	log "$name: Calls behind a REG_MR: driver $reg_in inline, $reg_br by reference"
 	if [ "$max" = 0 ]; then
 		check "$name: the driver saw no Call behind a REG_MR inline" test "$reg_in" = 0
+	elif [ "$(dev_field behind_reg)" = off ]; then
+		# no ordering rule after a REG_MR in the driver's source
+		check "$name: behind_reg=off: the driver saw no Call behind a REG_MR inline, $reg_br by reference" \
+			test "$reg_in" = 0 -a "$reg_br" -ge 256
 	elif [ "$max" -ge 200 ]; then
 		# data_roundtrip's 1 MiB: 256 WRITE and 256 READ Calls, each
 		# behind the REG_MR of its chunk
@@ -109,7 +114,16 @@ while read -r name id limit zero override policy first asked max attempts; do
 		check "$name: the kernel log says the QP was created without inline data" \
 			grep -qF "rpcrdma: rxe0: client QP created without inline data: the device refused every size from $want bytes down ($attempts attempts)" <<<"$(dmesg)"
 		;;
+	irdma-*|erdma)
+		check "$name: devices says behind_reg=off, audited=6.1,6.12,7.3" \
+			test "$(dev_field behind_reg) $(dev_field audited)" = "off 6.1,6.12,7.3"
+		;;
+	rxe|siw)
+		check "$name: devices says behind_reg=on, audited=6.1,6.12,7.3" \
+			test "$(dev_field behind_reg) $(dev_field audited)" = "on 6.1,6.12,7.3"
+		;;
 	unaudited)
+		check "unaudited: devices says audited=-" test "$(dev_field audited)" = -
 		check "unaudited: devices names the driver by its number" \
 			test "$(dev_field driver)" = "$DRV_UNAUDITED"
 		check "unaudited: devices says it is not audited" \

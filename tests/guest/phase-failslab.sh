@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # shellcheck shell=bash
 # Phase of the in-guest suite (sourced by suite.sh; debug kernel only, as
 # it needs CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_STACKTRACE_FILTER):

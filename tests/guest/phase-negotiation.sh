@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # shellcheck shell=bash
 # Phase of the in-guest suite (sourced by suite.sh): the size negotiation
 # on rxe0 wrapped by tests/modules/inline_limit.ko, which refuses inline

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # scripts/install.sh on an RPM system (rpm, no dpkg): it hands over to
 # scripts/install-rpm.sh, which is run here on the host with stand-ins on
 # PATH for what only an RPM system has or what would change this host

@@ -232,10 +232,17 @@ static void test_decide(void)
  */
 static void test_decide_behind_reg(void)
 {
+	/* mlx5 fences the WR after a REG_MR; rxe and siw run it in their
+	 * send loop before the next WR (docs/devices.md)
+	 */
 	static const u32 shown[] = {
-		RDMA_DRIVER_MLX5, RDMA_DRIVER_IRDMA, RDMA_DRIVER_QEDR,
-		RDMA_DRIVER_OCRDMA, RDMA_DRIVER_CXGB4, RDMA_DRIVER_ERDMA,
-		RPCRDMA_WQE_INLINE_DRIVER_IONIC, RDMA_DRIVER_RXE, RDMA_DRIVER_SIW,
+		RDMA_DRIVER_MLX5, RDMA_DRIVER_RXE, RDMA_DRIVER_SIW,
+	};
+	/* on, but no ordering after a REG_MR in their source */
+	static const u32 alone[] = {
+		RDMA_DRIVER_IRDMA, RDMA_DRIVER_QEDR, RDMA_DRIVER_OCRDMA,
+		RDMA_DRIVER_CXGB4, RDMA_DRIVER_ERDMA,
+		RPCRDMA_WQE_INLINE_DRIVER_IONIC,
 	};
 	struct rpcrdma_wqe_inline_overrides none = { 0 }, ov;
 	struct rpcrdma_wqe_inline_verdict v;
@@ -247,6 +254,11 @@ static void test_decide_behind_reg(void)
 		bad += !v.on || !v.behind_reg;
 	}
 	check_eq(bad, 0, "every driver whose audit shows it: inline behind registrations");
+	for (i = 0, bad = 0; i < ARRAY_SIZE(alone); i++) {
+		rpcrdma_wqe_inline_decide(alone[i], &none, &v);
+		bad += !v.on || v.behind_reg;
+	}
+	check_eq(bad, 0, "irdma, qedr, ocrdma, cxgb4, erdma, ionic: inline, Sends alone only");
 	for (id = 0, bad = 0; id < 64; id++) {
 		const struct rpcrdma_wqe_inline_driver *d = DRV(id);
 
@@ -271,6 +283,126 @@ static void test_decide_behind_reg(void)
 	check(v.on && !v.behind_reg, "mlx4:alone: on, alone only");
 	rpcrdma_wqe_inline_decide(RDMA_DRIVER_MLX5, &ov, &v);
 	check(!v.on && !v.behind_reg, "mlx5:off: neither");
+}
+
+#define KV		RPCRDMA_WQE_INLINE_KV
+#define IONIC_ID	RPCRDMA_WQE_INLINE_DRIVER_IONIC
+
+/* The table holds only on the kernels whose driver sources were read */
+static void test_decide_kernel(void)
+{
+	static const struct {
+		const char *what;
+		u32 driver_id, version;
+		const char *vendor;
+		bool on, behind_reg;
+		const char *why;
+	} rows[] = {
+		{ "mlx5 on 6.1.192",
+		  RDMA_DRIVER_MLX5, KV(6, 1, 192), NULL, true, true, NULL },
+		{ "mlx5 on 6.1.0",
+		  RDMA_DRIVER_MLX5, KV(6, 1, 0), NULL, true, true, NULL },
+		{ "mlx5 on 6.12.118",
+		  RDMA_DRIVER_MLX5, KV(6, 12, 118), NULL, true, true, NULL },
+		{ "mlx5 on 7.3.4",
+		  RDMA_DRIVER_MLX5, KV(7, 3, 4), NULL, true, true, NULL },
+		{ "mlx5 on 7.3.255",
+		  RDMA_DRIVER_MLX5, KV(7, 3, 255), NULL, true, true, NULL },
+		{ "mlx5 on 6.2.0",
+		  RDMA_DRIVER_MLX5, KV(6, 2, 0), NULL, false, false, "not of a series" },
+		{ "mlx5 on 6.0.19",
+		  RDMA_DRIVER_MLX5, KV(6, 0, 19), NULL, false, false, "not of a series" },
+		{ "mlx5 on 6.8.12 (Ubuntu 24.04)",
+		  RDMA_DRIVER_MLX5, KV(6, 8, 12), NULL, false, false, "not of a series" },
+		{ "mlx5 on 6.13.0",
+		  RDMA_DRIVER_MLX5, KV(6, 13, 0), NULL, false, false, "not of a series" },
+		{ "mlx5 on 7.4.0",
+		  RDMA_DRIVER_MLX5, KV(7, 4, 0), NULL, false, false, "not of a series" },
+		{ "mlx5 on 5.14.0 (RHEL 9)",
+		  RDMA_DRIVER_MLX5, KV(5, 14, 0), "RHEL", false, false, "vendor" },
+		{ "mlx5 on 6.12.0 (RHEL 10)",
+		  RDMA_DRIVER_MLX5, KV(6, 12, 0), "RHEL", false, false, "vendor" },
+		{ "rxe on 6.12.0 (SUSE)",
+		  RDMA_DRIVER_RXE, KV(6, 12, 0), "SUSE", false, false, "vendor" },
+		{ "irdma on 6.1.0",
+		  RDMA_DRIVER_IRDMA, KV(6, 1, 0), NULL, false, false, "sg_list[0]" },
+		{ "irdma on 6.1.1",
+		  RDMA_DRIVER_IRDMA, KV(6, 1, 1), NULL, false, false, "sg_list[0]" },
+		{ "irdma on 6.1.2",
+		  RDMA_DRIVER_IRDMA, KV(6, 1, 2), NULL, true, false, NULL },
+		{ "irdma on 6.1.192",
+		  RDMA_DRIVER_IRDMA, KV(6, 1, 192), NULL, true, false, NULL },
+		{ "irdma on 6.12.118",
+		  RDMA_DRIVER_IRDMA, KV(6, 12, 118), NULL, true, false, NULL },
+		{ "irdma on 5.15.0",
+		  RDMA_DRIVER_IRDMA, KV(5, 15, 0), NULL, false, false, "not of a series" },
+		{ "ionic on 7.3.4",
+		  IONIC_ID, KV(7, 3, 4), NULL, true, false, NULL },
+		{ "ionic on 6.12.118 (not read there)",
+		  IONIC_ID, KV(6, 12, 118), NULL, false, false, "not of a series" },
+		{ "siw on 6.8.0",
+		  RDMA_DRIVER_SIW, KV(6, 8, 0), NULL, false, false, "not of a series" },
+		{ "bnxt_re on 6.8.0: off for its own reason",
+		  RDMA_DRIVER_BNXT_RE, KV(6, 8, 0), NULL, false, false, "without their payload" },
+		{ "a driver not in the table on 6.1.192",
+		  99, KV(6, 1, 192), NULL, false, false, "not audited" },
+	};
+	struct rpcrdma_wqe_inline_overrides none = { 0 }, ov;
+	struct rpcrdma_wqe_inline_kernel k = { 0 };
+	struct rpcrdma_wqe_inline_verdict v;
+	unsigned int i, bad = 0;
+	char what[160], buf[32];
+
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		k.version = rows[i].version;
+		k.vendor = rows[i].vendor;
+		rpcrdma_wqe_inline_decide_for(rows[i].driver_id, &none, &k, &v);
+		snprintf(what, sizeof(what), "%s: %s%s, %s", rows[i].what,
+			 rows[i].on ? "on" : "off",
+			 rows[i].on && !rows[i].behind_reg ? " (alone)" : "",
+			 rows[i].why ? rows[i].why : "the table's reason");
+		check(v.on == rows[i].on && v.behind_reg == rows[i].behind_reg &&
+		      strstr(v.why, rows[i].why ? rows[i].why :
+			     DRV(rows[i].driver_id)->why) &&
+		      v.kernel_off == (v.driver && v.driver->on && !v.on),
+		      what);
+	}
+
+	for (i = 0; i < 64; i++) {
+		const struct rpcrdma_wqe_inline_driver *d = DRV(i);
+
+		bad += d && (!d->series ||
+			     (d->series & ~RPCRDMA_WQE_INLINE_SERIES_ALL) ||
+			     (d->since && !d->before));
+	}
+	check_eq(bad, 0, "every entry names its audited series, and why it is off before a fix");
+
+	/* The admin's word wins on any kernel */
+	rpcrdma_wqe_inline_overrides_parse("mlx5:alone,irdma:on,rxe:off", &ov,
+					   NULL, NULL);
+	k.version = RPCRDMA_WQE_INLINE_KV(6, 8, 0);
+	k.vendor = NULL;
+	rpcrdma_wqe_inline_decide_for(RDMA_DRIVER_MLX5, &ov, &k, &v);
+	check(v.on && !v.behind_reg && !v.kernel_off,
+	      "mlx5:alone on 6.8: inline, Sends alone only");
+	k.version = RPCRDMA_WQE_INLINE_KV(6, 1, 1);
+	rpcrdma_wqe_inline_decide_for(RDMA_DRIVER_IRDMA, &ov, &k, &v);
+	check(v.on && v.behind_reg, "irdma:on on 6.1.1: as the admin says");
+	k.version = RPCRDMA_WQE_INLINE_KV(6, 1, 192);
+	rpcrdma_wqe_inline_decide_for(RDMA_DRIVER_RXE, &ov, &k, &v);
+	check(!v.on && strstr(v.why, "opted out"), "rxe:off on 6.1.192: off");
+
+	/* The audited series, as debugfs prints them */
+	rpcrdma_wqe_inline_series_print(RPCRDMA_WQE_INLINE_SERIES_ALL, buf,
+					sizeof(buf));
+	check(!strcmp(buf, "6.1,6.12,7.3"), "series: all three");
+	rpcrdma_wqe_inline_series_print(DRV(RPCRDMA_WQE_INLINE_DRIVER_IONIC)->series,
+					buf, sizeof(buf));
+	check(!strcmp(buf, "7.3"), "series: ionic, 7.3 only");
+	rpcrdma_wqe_inline_series_print(0, buf, sizeof(buf));
+	check(!strcmp(buf, "-"), "series: none");
+	rpcrdma_wqe_inline_series_print(RPCRDMA_WQE_INLINE_SERIES_ALL, buf, 5);
+	check(!strcmp(buf, "6.1,"), "series: cut to the buffer, NUL-terminated");
 }
 
 /* Which chains let their Send go inline: alone, or behind nothing but
@@ -1211,6 +1343,7 @@ int main(void)
 	test_table_sane();
 	test_decide();
 	test_decide_behind_reg();
+	test_decide_kernel();
 	test_chain();
 	test_parse();
 	test_sequences();
