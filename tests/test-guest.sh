@@ -12,6 +12,7 @@
 #        INTEGRITY_MIB, INTEGRITY_FILES
 #                       the faults and failslab phases' counts, the
 #                       integrity workload's size
+#        MODELS, MODELS_MIB  the models phase's models and size
 #
 # Under TCG a DKMS build inside the guest takes 10 minutes and more, so by
 # default DKMS builds the module in a chroot of the same guest image (the
@@ -38,7 +39,7 @@ mkdir -p "$out"
 guest_artifacts "$img" "$kver" "$work/src" "$out" || exit 1
 
 envs=()
-for v in GUEST_PHASES GUEST_MEASURE FAULTS_CYCLES FAULTS_RELOADS FAULTS_FIO_LIMIT FAULTS_FIO_MIB FAILSLAB_ROUNDS FAILSLAB_DATA_ROUNDS \
+for v in GUEST_PHASES GUEST_MEASURE MODELS MODELS_MIB FAULTS_CYCLES FAULTS_RELOADS FAULTS_FIO_LIMIT FAULTS_FIO_MIB FAILSLAB_ROUNDS FAILSLAB_DATA_ROUNDS \
 	INTEGRITY_MIB INTEGRITY_FILES \
 	$(compgen -v GUEST_BENCH_ || true); do
 	[ -z "${!v:-}" ] || envs+=(--env "$v=${!v}")
