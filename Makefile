@@ -9,6 +9,8 @@
 #   make check-deep   full, debug kernels, faults, every Debian kernel
 #   make unit         userspace unit tests only
 #   make demo         boot a guest, mount NFS over soft RoCE, show the counters
+#   make dist         rpcrdma-inline-VERSION.tar.gz, the spec's Source0
+#                     (then: rpmbuild -tb rpcrdma-inline-VERSION.tar.gz)
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -20,7 +22,7 @@ TREE := $(OUT)/linux
 KSRC ?= $(shell cat $(OUT)/ksrc 2>/dev/null)
 export KSRC
 
-.PHONY: all modules prepare clean unit check check-quick check-full check-deep demo
+.PHONY: all modules prepare clean unit check check-quick check-full check-deep demo dist
 
 all: modules
 
@@ -56,3 +58,6 @@ check-deep:
 
 demo:
 	scripts/demo.sh
+
+dist:
+	scripts/dist-tarball.sh

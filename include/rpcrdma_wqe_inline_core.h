@@ -42,6 +42,7 @@ rpcrdma_wqe_inline_side_name(enum rpcrdma_wqe_inline_side side)
 u32 rpcrdma_wqe_inline_want(enum rpcrdma_wqe_inline_side side);
 void rpcrdma_wqe_inline_decide_id(u32 driver_id,
 				  struct rpcrdma_wqe_inline_verdict *v);
+const struct rpcrdma_wqe_inline_kernel *rpcrdma_wqe_inline_this_kernel(void);
 void rpcrdma_wqe_inline_params_loaded(void);
 
 /* wqe_inline_dev.c */
@@ -77,7 +78,8 @@ void rpcrdma_wqe_inline_memo_get(const struct ib_device *device,
 				 struct rpcrdma_wqe_inline_memo *memo);
 void rpcrdma_wqe_inline_memo_set(const struct ib_device *device,
 				 const struct rpcrdma_wqe_inline_memo_key *key,
-				 u32 want, u32 accepted, u32 reported);
+				 u32 want, u32 accepted, u32 reported,
+				 const struct rpcrdma_wqe_inline_caps *zero);
 struct rpcrdma_wqe_inline_devs_snap *rpcrdma_wqe_inline_devs_snapshot(void);
 
 /* wqe_inline_counters.c */
@@ -93,6 +95,7 @@ struct rpcrdma_wqe_inline_devs_snap *rpcrdma_wqe_inline_devs_snapshot(void);
  * @attempts: QP creations it took
  * @counted: its Sends are counted (the per-CPU counters were allocated)
  * @sends: its Sends by how, summed over the CPUs
+ * @ref: its counters while they are summed, outside the connections lock
  */
 struct rpcrdma_wqe_inline_conn_snap {
 	struct sockaddr_storage		peer;
@@ -104,6 +107,7 @@ struct rpcrdma_wqe_inline_conn_snap {
 	u32				attempts;
 	bool				counted;
 	long				sends[RPCRDMA_WQE_INLINE_HOW_NR];
+	struct rpcrdma_wqe_inline_sends	*ref;
 };
 
 /**

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Apply hook variants (src/hooks/NN-name/VARIANT.patch, as chosen by
 # scripts/select-hooks.sh) to a pristine extracted source, all or
 # nothing: into a copy that replaces DEST only when every hunk of every

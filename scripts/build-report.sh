@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # DKMS's POST_BUILD: say what was built, which DKMS shows (make's output
 # goes to make.log only): the kernel series and hook variants, and
 # whether a test covers them (src/hooks/TESTED); "built UNTESTED" if not.

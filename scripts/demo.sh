@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # See rpcrdma-inline work on any Linux machine, with no RDMA hardware and
 # without loading anything into this machine's kernel: boot Debian 12's
 # kernel in QEMU, install the module there with DKMS, put soft RoCE on a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Install rpcrdma-inline for the running kernel through the package
 # system, and load it: apt-get installs what the build needs (dkms, the
 # kernel's headers, the linux-source package of exactly the running

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Refuse a host whose RDMA stack is MLNX_OFED's or DOCA-OFED's. They
 # replace ib_core and rdma_cm with their own, and a module built against
 # the kernel's headers would not load there ("disagrees about version of

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Load the rpcrdma module that is installed now (rpcrdma-inline's, from
 # DKMS's updates/ directory) in place of the one loaded, when nothing uses
 # it: an install script's last step. Exits 0 with a note when rpcrdma is

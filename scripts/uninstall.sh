@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Take rpcrdma-inline out: purge the rpcrdma-inline-dkms package that
 # scripts/install.sh installed (its prerm has DKMS remove the module for
 # every kernel; the command, bench, man page and modprobe.d file go with

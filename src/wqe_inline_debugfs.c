@@ -7,8 +7,10 @@
  *   sends        per side, one line per how: the Sends of all connections
  *                since rpcrdma loaded, by size class
  *   devices      one line per RDMA device: its verdict, the memo written
- *                last, and why
- *   memos        one line per device, side and QP shape remembered
+ *                last, the kernel series its driver's source was read
+ *                for, and why
+ *   memos        one line per device, side and QP shape remembered, with
+ *                what the shape gets with no inline data (stock's QP)
  *
  * Each file is read from a copy taken when it is opened (the locks are
  * held only to copy: wqe_inline_counters.c, wqe_inline_dev.c), one record
@@ -135,7 +137,7 @@ static int rpcrdma_wqe_inline_devices_show(struct seq_file *m, void *v)
 {
 	const struct rpcrdma_wqe_inline_dev_snap *d = v;
 	struct rpcrdma_wqe_inline_verdict verdict;
-	char num[12];
+	char num[12], series[32];
 
 	rpcrdma_wqe_inline_decide_id(d->driver_id, &verdict);
 	seq_printf(m, "%s driver=%s policy=%s behind_reg=%s", d->name,
@@ -146,7 +148,10 @@ static int rpcrdma_wqe_inline_devices_show(struct seq_file *m, void *v)
 			   d->last.accepted, d->last.reported);
 	else
 		seq_puts(m, " want=- accepted=- granted=-");
-	seq_printf(m, " why=%s\n", verdict.why);
+	rpcrdma_wqe_inline_series_print(verdict.driver ?
+					verdict.driver->series : 0,
+					series, sizeof(series));
+	seq_printf(m, " audited=%s why=%s\n", series, verdict.why);
 	return 0;
 }
 
@@ -161,12 +166,17 @@ static int rpcrdma_wqe_inline_memos_show(struct seq_file *m, void *v)
 		memo = &d->memos[i];
 		if (!memo->valid)
 			continue;
-		seq_printf(m, "%s side=%s max_send_wr=%u max_send_sge=%u max_rdma_ctxs=%u want=%u accepted=%u granted=%u uses=%u\n",
+		seq_printf(m, "%s side=%s max_send_wr=%u max_send_sge=%u max_rdma_ctxs=%u want=%u accepted=%u granted=%u uses=%u",
 			   d->name, rpcrdma_wqe_inline_side_name(memo->key.side),
 			   memo->key.max_send_wr, memo->key.max_send_sge,
 			   memo->key.max_rdma_ctxs,
 			   memo->want, memo->accepted, memo->reported,
 			   memo->uses);
+		/* What the shape gets with no inline data: the stock QP */
+		seq_printf(m, " stock_send_wr=%u stock_send_sge=%u stock_write_sge=%u stock_read_sge=%u stock_inline=%u\n",
+			   memo->zero.max_send_wr, memo->zero.max_send_sge,
+			   memo->zero.max_write_sge, memo->zero.max_read_sge,
+			   memo->zero.max_inline_data);
 	}
 	return 0;
 }

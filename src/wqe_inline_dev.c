@@ -12,6 +12,8 @@
  * goes away (our ib_client's remove).
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -90,6 +92,7 @@ void rpcrdma_wqe_inline_memo_get(const struct ib_device *device,
  * @want: the inline_size asked for
  * @accepted: the size whose creation succeeded
  * @reported: the max_inline_data the device wrote back
+ * @zero: what the device writes back for @key with no inline data
  *
  * Only after a negotiation whose failures were all refusals, and only
  * while the device is listed: an entry made for a device already
@@ -97,7 +100,8 @@ void rpcrdma_wqe_inline_memo_get(const struct ib_device *device,
  */
 void rpcrdma_wqe_inline_memo_set(const struct ib_device *device,
 				 const struct rpcrdma_wqe_inline_memo_key *key,
-				 u32 want, u32 accepted, u32 reported)
+				 u32 want, u32 accepted, u32 reported,
+				 const struct rpcrdma_wqe_inline_caps *zero)
 {
 	struct rpcrdma_wqe_inline_memo *memo;
 	struct rpcrdma_wqe_inline_dev *dev;
@@ -108,7 +112,7 @@ void rpcrdma_wqe_inline_memo_set(const struct ib_device *device,
 		memo = rpcrdma_wqe_inline_memo_slot(dev->memos,
 						    ARRAY_SIZE(dev->memos), key);
 		rpcrdma_wqe_inline_memo_write(memo, key, want, accepted,
-					      reported);
+					      reported, zero);
 		dev->last = *memo;
 	}
 	spin_unlock(&rpcrdma_wqe_inline_devs_lock);
@@ -152,6 +156,27 @@ struct rpcrdma_wqe_inline_devs_snap *rpcrdma_wqe_inline_devs_snapshot(void)
 	return snap;
 }
 
+/* Says in the kernel log when a driver the table allows gets no inline
+ * Sends on this kernel, and why: at load for the devices present, later
+ * for each device that comes
+ */
+static void rpcrdma_wqe_inline_log_verdict(const struct ib_device *device)
+{
+	const struct rpcrdma_wqe_inline_kernel *k = rpcrdma_wqe_inline_this_kernel();
+	struct rpcrdma_wqe_inline_verdict v;
+	char series[32];
+
+	rpcrdma_wqe_inline_decide_id(device->ops.driver_id, &v);
+	if (!v.kernel_off)
+		return;
+	rpcrdma_wqe_inline_series_print(v.driver->series, series,
+					sizeof(series));
+	pr_info("%s: %s: no inline Sends on Linux %u.%u.%u%s%s: %s (audited: %s)\n",
+		dev_name(&device->dev), v.driver->name, k->version >> 16,
+		(k->version >> 8) & 0xff, k->version & 0xff,
+		k->vendor ? " " : "", k->vendor ?: "", v.why, series);
+}
+
 /* Lists every device, so that 'devices' shows each one's verdict. Never
  * fails: ib_core calls no remove for a device whose add failed, and a
  * device that is not listed only loses the memory of its negotiation.
@@ -159,6 +184,8 @@ struct rpcrdma_wqe_inline_devs_snap *rpcrdma_wqe_inline_devs_snapshot(void)
 static int rpcrdma_wqe_inline_add_one(struct ib_device *device)
 {
 	struct rpcrdma_wqe_inline_dev *dev;
+
+	rpcrdma_wqe_inline_log_verdict(device);
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)

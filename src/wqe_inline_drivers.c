@@ -13,68 +13,108 @@
 
 #include "rpcrdma_wqe_inline_policy.h"
 
+/* The kernel series whose driver sources were read, by LINUX_VERSION_CODE:
+ * Debian's 6.1.192, 6.12.117 and 7.3.4, each taken for its stable series
+ */
+static const struct {
+	u32		bit;
+	u32		from;
+	u32		to;
+	const char	*name;
+} rpcrdma_wqe_inline_series[] = {
+	{ RPCRDMA_WQE_INLINE_SERIES_6_1, RPCRDMA_WQE_INLINE_KV(6, 1, 0),
+	  RPCRDMA_WQE_INLINE_KV(6, 2, 0), "6.1" },
+	{ RPCRDMA_WQE_INLINE_SERIES_6_12, RPCRDMA_WQE_INLINE_KV(6, 12, 0),
+	  RPCRDMA_WQE_INLINE_KV(6, 13, 0), "6.12" },
+	{ RPCRDMA_WQE_INLINE_SERIES_7_3, RPCRDMA_WQE_INLINE_KV(7, 3, 0),
+	  RPCRDMA_WQE_INLINE_KV(7, 4, 0), "7.3" },
+};
+
+#define S_ALL	RPCRDMA_WQE_INLINE_SERIES_ALL
+#define S_6_1	RPCRDMA_WQE_INLINE_SERIES_6_1
+#define S_6_12	RPCRDMA_WQE_INLINE_SERIES_6_12
+#define S_7_3	RPCRDMA_WQE_INLINE_SERIES_7_3
+
 /* The policy of each in-tree RDMA provider, from reading its source in
- * every kernel this module supports: src/DEVICES.md has the audit, with
- * the functions each verdict rests on. The verbs API cannot report a
+ * the series of .series: docs/devices.md has the audit, with the
+ * functions each verdict rests on. The verbs API cannot report a
  * device's inline data limit: only a QP creation tells, so drivers with
  * fixed limits list them, largest first, to be tried before stepping
- * down. A driver that is not in this table is off.
+ * down. A driver that is not in this table is off. .behind_reg only
+ * where the source shows the REG_MR done before the next WR leaves: mlx5
+ * fences that WR, rxe and siw run the registration in their send loop.
  */
 static const struct rpcrdma_wqe_inline_driver rpcrdma_wqe_inline_drivers[] = {
 	{ .driver_id = RDMA_DRIVER_MLX5, .name = "mlx5", .on = true,
 	  .behind_reg = true,
-	  .nomem_refuses = true,
+	  .series = S_ALL,
+	  .nomem_refuses = true, .post_written = true,
 	  .why = "copies inline data from sge.addr; size from its WQE size" },
 	{ .driver_id = RDMA_DRIVER_IRDMA, .name = "irdma", .on = true,
-	  .behind_reg = true,
+	  .series = S_ALL,
+	  .since = RPCRDMA_WQE_INLINE_KV(6, 1, 2),
+	  .before = "copies only sg_list[0] inline before 6.1.2 (4f44e519b6a9)",
 	  .limits = { 216, 101, 48 },
-	  .why = "copies inline data from sge.addr; 216/101/48 bytes by generation" },
+	  .why = "copies inline data from sge.addr; 216/101/48 bytes; not behind REG_MR" },
 	{ .driver_id = RDMA_DRIVER_QEDR, .name = "qedr", .on = true,
-	  .behind_reg = true,
+	  .series = S_ALL,
 	  .limits = { 256, 128 },
-	  .why = "copies inline data from sge.addr; 256 bytes (qed)" },
+	  .why = "copies inline data from sge.addr; 256 bytes (qed); not behind REG_MR" },
 	{ .driver_id = RDMA_DRIVER_OCRDMA, .name = "ocrdma", .on = true,
-	  .behind_reg = true,
+	  .series = S_ALL,
 	  .limits = { 224, 96 },
-	  .why = "copies inline data from sge.addr; limit from the firmware" },
+	  .why = "copies inline data from sge.addr; limit from firmware; not behind REG_MR" },
 	{ .driver_id = RDMA_DRIVER_CXGB4, .name = "cxgb4", .on = true,
-	  .behind_reg = true,
+	  .series = S_ALL,
 	  .limits = { 280 },
-	  .why = "copies inline data from sge.addr; 280 bytes" },
-	{ .driver_id = RDMA_DRIVER_ERDMA, .name = "erdma", .on = true,
-	  .behind_reg = true,
+	  .why = "copies inline data from sge.addr; 280 bytes; not behind REG_MR" },
+	{ .driver_id = RPCRDMA_WQE_INLINE_DRIVER_ERDMA, .name = "erdma", .on = true,
+	  .series = S_ALL,
 	  .limits = { 96 },
-	  .why = "copies inline data from sge.addr; 96 bytes" },
+	  .why = "copies inline data from sge.addr; 96 bytes; not behind REG_MR" },
 	{ .driver_id = RPCRDMA_WQE_INLINE_DRIVER_IONIC, .name = "ionic",
-	  .on = true, .behind_reg = true, .limits = { 224, 96, 32 },
-	  .why = "copies inline data from sge.addr; limit from its WQE stride" },
+	  .on = true, .limits = { 224, 96, 32 },
+	  .series = S_7_3,
+	  .why = "copies inline data from sge.addr; limit from WQE stride; not behind REG_MR" },
 	{ .driver_id = RDMA_DRIVER_RXE, .name = "rxe", .on = true,
 	  .behind_reg = true,
+	  .series = S_ALL,
 	  .limits = { 512 },
 	  .why = "copies inline data from sge.addr; up to 512 bytes" },
 	{ .driver_id = RDMA_DRIVER_SIW, .name = "siw", .on = true,
 	  .behind_reg = true,
+	  .series = S_ALL,
 	  .limits = { 80 }, .no_inv = true,
 	  .why = "copies inline data from sge.addr; 80 bytes; no inline Send With Invalidate" },
 	{ .driver_id = RDMA_DRIVER_BNXT_RE, .name = "bnxt_re",
+	  .series = S_ALL,
 	  .why = "posts inline WRs without their payload" },
 	{ .driver_id = RDMA_DRIVER_HNS, .name = "hns",
+	  .series = S_ALL,
 	  .why = "copies inline data past 32 bytes to the wrong place" },
 	{ .driver_id = RDMA_DRIVER_MLX4, .name = "mlx4",
+	  .series = S_ALL,
 	  .why = "kernel QPs get no inline data; post_send ignores the flag" },
 	{ .driver_id = RDMA_DRIVER_VMW_PVRDMA, .name = "vmw_pvrdma",
+	  .series = S_ALL,
 	  .why = "grants no inline data; passes the flag to the device as is" },
 	{ .driver_id = RDMA_DRIVER_MTHCA, .name = "mthca",
+	  .series = S_ALL,
 	  .why = "refuses any inline data for kernel QPs" },
 	{ .driver_id = RDMA_DRIVER_HFI1, .name = "hfi1",
+	  .series = S_ALL,
 	  .why = "rdmavt grants no inline data and ignores the flag" },
 	{ .driver_id = RDMA_DRIVER_QIB, .name = "qib",
+	  .series = S_6_1 | S_6_12,
 	  .why = "rdmavt grants no inline data and ignores the flag" },
 	{ .driver_id = RPCRDMA_WQE_INLINE_DRIVER_MANA, .name = "mana",
+	  .series = S_6_12 | S_7_3,
 	  .why = "no kernel RC QPs" },
 	{ .driver_id = RDMA_DRIVER_EFA, .name = "efa",
+	  .series = S_ALL,
 	  .why = "no kernel QPs" },
 	{ .driver_id = RDMA_DRIVER_USNIC, .name = "usnic",
+	  .series = S_ALL,
 	  .why = "no kernel QPs" },
 };
 
@@ -116,23 +156,71 @@ const char *rpcrdma_wqe_inline_driver_name(u32 driver_id, char *buf,
 	return buf;
 }
 
-/**
- * rpcrdma_wqe_inline_decide - whether a driver's QPs get inline data
- * @driver_id: the device's enum rdma_driver_id
- * @ov: the admin's overrides (the inline_drivers parameter)
- * @v: filled with the verdict and its reason
- *
- * An override wins; then the table; a driver not in the table is off.
- * Sends behind registrations in their post may go inline only where
- * inline is on and the override or the table says so.
- */
-void rpcrdma_wqe_inline_decide(u32 driver_id,
-			       const struct rpcrdma_wqe_inline_overrides *ov,
-			       struct rpcrdma_wqe_inline_verdict *v)
+/* Whether @version is in one of the series of @series */
+static bool rpcrdma_wqe_inline_in_series(u32 series, u32 version)
 {
 	unsigned int i;
 
-	v->driver = rpcrdma_wqe_inline_driver_find(driver_id);
+	for (i = 0; i < ARRAY_SIZE(rpcrdma_wqe_inline_series); i++)
+		if ((series & rpcrdma_wqe_inline_series[i].bit) &&
+		    version >= rpcrdma_wqe_inline_series[i].from &&
+		    version < rpcrdma_wqe_inline_series[i].to)
+			return true;
+	return false;
+}
+
+/**
+ * rpcrdma_wqe_inline_series_print - the names of kernel series
+ * @series: RPCRDMA_WQE_INLINE_SERIES_* bits
+ * @buf: where to write "6.1,6.12,7.3" (or "-" for none), NUL-terminated
+ * @len: size of @buf
+ *
+ * Return: the number of characters written, not counting the NUL.
+ */
+int rpcrdma_wqe_inline_series_print(u32 series, char *buf, size_t len)
+{
+	unsigned int i;
+	size_t n = 0;
+
+	if (!len)
+		return 0;
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(rpcrdma_wqe_inline_series) && n < len; i++)
+		if (series & rpcrdma_wqe_inline_series[i].bit)
+			n += snprintf(buf + n, len - n, "%s%s", n ? "," : "",
+				      rpcrdma_wqe_inline_series[i].name);
+	if (!n)
+		n = snprintf(buf, len, "-");
+	return n < len ? n : len - 1;
+}
+
+/**
+ * rpcrdma_wqe_inline_decide_for - whether a driver's QPs get inline data
+ *	on a kernel
+ * @driver_id: the device's enum rdma_driver_id
+ * @ov: the admin's overrides (the inline_drivers parameter)
+ * @kernel: the kernel the module is built for; NULL for the table's
+ *	    verdict as audited, whatever the kernel
+ * @v: filled with the verdict and its reason
+ *
+ * An override wins; then the table; a driver not in the table is off.
+ * The table's on holds only on a kernel of the series whose source of
+ * the driver was read, from the fix it needs on, and not on a vendor
+ * kernel: elsewhere the driver is off, as stock. Sends behind
+ * registrations in their post may go inline only where inline is on and
+ * the override or the table says so.
+ */
+void rpcrdma_wqe_inline_decide_for(u32 driver_id,
+				   const struct rpcrdma_wqe_inline_overrides *ov,
+				   const struct rpcrdma_wqe_inline_kernel *kernel,
+				   struct rpcrdma_wqe_inline_verdict *v)
+{
+	const struct rpcrdma_wqe_inline_driver *drv;
+	unsigned int i;
+
+	drv = rpcrdma_wqe_inline_driver_find(driver_id);
+	v->driver = drv;
+	v->kernel_off = false;
 	for (i = 0; i < ov->count; i++) {
 		if (ov->entry[i].driver_id != driver_id)
 			continue;
@@ -143,15 +231,41 @@ void rpcrdma_wqe_inline_decide(u32 driver_id,
 			 "opted in by the inline_drivers parameter, Sends alone in their post only";
 		return;
 	}
-	if (v->driver) {
-		v->on = v->driver->on;
-		v->behind_reg = v->on && v->driver->behind_reg;
-		v->why = v->driver->why;
-		return;
-	}
 	v->on = false;
 	v->behind_reg = false;
-	v->why = "driver not audited; inline_drivers=ID:on opts it in";
+	if (!drv) {
+		v->why = "driver not audited; inline_drivers=ID:on opts it in";
+		return;
+	}
+	v->why = drv->why;
+	if (!drv->on)
+		return;
+	if (kernel && kernel->vendor)
+		v->why = "vendor kernel: its driver backports not read; inline_drivers= opts in";
+	else if (kernel &&
+		 !rpcrdma_wqe_inline_in_series(drv->series, kernel->version))
+		v->why = "kernel not of a series audited for this driver; inline_drivers= opts in";
+	else if (kernel && kernel->version < drv->since)
+		v->why = drv->before;
+	else
+		v->on = true;
+	v->kernel_off = !v->on;
+	v->behind_reg = v->on && drv->behind_reg;
+}
+
+/**
+ * rpcrdma_wqe_inline_decide - the table's verdict on a driver, as audited
+ * @driver_id: the device's enum rdma_driver_id
+ * @ov: the admin's overrides (the inline_drivers parameter)
+ * @v: filled with the verdict and its reason
+ *
+ * As rpcrdma_wqe_inline_decide_for() on a kernel of every audited series.
+ */
+void rpcrdma_wqe_inline_decide(u32 driver_id,
+			       const struct rpcrdma_wqe_inline_overrides *ov,
+			       struct rpcrdma_wqe_inline_verdict *v)
+{
+	rpcrdma_wqe_inline_decide_for(driver_id, ov, NULL, v);
 }
 
 /* The driver_id that @len bytes at @name give: a name of the table, or

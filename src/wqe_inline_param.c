@@ -16,6 +16,7 @@
 #include <linux/moduleparam.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/version.h>
 
 #include "rpcrdma_wqe_inline_core.h"
 
@@ -175,8 +176,31 @@ __MODULE_PARM_TYPE(client_inline, "bool");
 MODULE_PARM_DESC(client_inline,
 		 "Post small client Calls inline (default Y). New connections only.");
 
+/* The kernel this module is built for: the driver table holds only on
+ * the series whose sources were read, and not where a vendor backports
+ * its own driver changes (RHEL's headers define RHEL_RELEASE_CODE, SUSE's
+ * config CONFIG_SUSE_KERNEL)
+ */
+#ifdef LINUX_VERSION_MAJOR
+#define RPCRDMA_WQE_INLINE_THIS_KERNEL \
+	KERNEL_VERSION(LINUX_VERSION_MAJOR, LINUX_VERSION_PATCHLEVEL, \
+		       LINUX_VERSION_SUBLEVEL)
+#else
+/* <linux/version.h> has the parts from 5.13 on: older is outside anyway */
+#define RPCRDMA_WQE_INLINE_THIS_KERNEL 0
+#endif
+
+static const struct rpcrdma_wqe_inline_kernel rpcrdma_wqe_inline_kernel = {
+	.version	= RPCRDMA_WQE_INLINE_THIS_KERNEL,
+#if defined(RHEL_RELEASE_CODE)
+	.vendor		= "RHEL",
+#elif defined(CONFIG_SUSE_KERNEL)
+	.vendor		= "SUSE",
+#endif
+};
+
 /**
- * rpcrdma_wqe_inline_decide_id - the verdict on a driver
+ * rpcrdma_wqe_inline_decide_id - the verdict on a driver, on this kernel
  * @driver_id: the device's ib_device_ops::driver_id
  * @v: filled with the verdict, the admin's overrides applied
  */
@@ -184,9 +208,19 @@ void rpcrdma_wqe_inline_decide_id(u32 driver_id,
 				  struct rpcrdma_wqe_inline_verdict *v)
 {
 	spin_lock(&rpcrdma_wqe_inline_overrides_lock);
-	rpcrdma_wqe_inline_decide(driver_id,
-				  &rpcrdma_wqe_inline_overrides, v);
+	rpcrdma_wqe_inline_decide_for(driver_id, &rpcrdma_wqe_inline_overrides,
+				      &rpcrdma_wqe_inline_kernel, v);
 	spin_unlock(&rpcrdma_wqe_inline_overrides_lock);
+}
+
+/**
+ * rpcrdma_wqe_inline_this_kernel - the kernel this module is built for
+ *
+ * Return: its version and vendor, as the driver table is checked against.
+ */
+const struct rpcrdma_wqe_inline_kernel *rpcrdma_wqe_inline_this_kernel(void)
+{
+	return &rpcrdma_wqe_inline_kernel;
 }
 
 /**

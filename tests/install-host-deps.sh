@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Install what the test suite needs on the host (Debian 12): QEMU,
 # mmdebstrap and the tools the tests run (and what the debug kernel of the
 # deep tier builds with; fio and matplotlib for the bench's host test).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Helpers for the host-side tests (source this file).
 #
 #   export_tree DEST        copy the tracked and untracked-but-not-ignored

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Build rpcrdma.ko for every Debian kernel that apt offers of the series
 # the hooks serve (6.1, 6.12, 7.x): each linux-headers-*-amd64 package
 # (the generic amd64 flavour; not -rt or -cloud) in bookworm,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Bad input stops the build with a message that says what to do, and
 # builds nothing: missing headers, missing or mismatched source, a source
 # of another series, a source whose shape no variant of a hook fits or

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # The bench's input and report, on the host: no guest, no RDMA, a few
 # seconds. The report of a fixture run (tests/bench-input/fixture) writes
 # the Markdown and CSV of tests/bench-input/expected byte for byte, with
@@ -164,6 +165,54 @@ bench_fn "server-cmd: a failing command stops the bench, and the exit sets the s
 	trap cleanup EXIT; server_switch 256 "round 1, mode B"'
 expect "server-cmd: ... asked 256, then 64 on the way out" \
 	test "$(tr '\n' ' ' <"$work/out/sizes")" = "256 64 "
+
+# shellcheck disable=SC2016 # expanded by bench_fn's bash
+bench_fn "server-cmd: a stock server's status exits 5: stops as a stock server, not as a failed command" 1 \
+	"the server's rpcrdma is the stock module" \
+	'server_cmd="echo module: stock; echo {size} >/dev/null; exit 5"; server_switch 256 "round 1, mode B"'
+# shellcheck disable=SC2016 # expanded by bench_fn's bash
+bench_fn "server-cmd: a report it prints is kept, from its report: line, as the server's (the first only)" 0 \
+	"report: rpcrdma-inline 9.9|parameter.inline_size: 256|kernel: server-1|" \
+	'rm -f "$out/server-report.txt"
+	server_cmd="echo set {size}; printf \"report: rpcrdma-inline 9.9\nmodule: ours\nparameter.inline_size: {size}\nkernel: server-1\n\""
+	server_switch 256 "round 1, mode B"
+	server_cmd="printf \"report: rpcrdma-inline 9.9\nparameter.inline_size: {size}\nkernel: server-2\n\""
+	server_switch 0 "round 1, mode A"
+	grep -v "^module:" "$out/server-report.txt" | tr "\n" "|"'
+# The negotiated mount options in the header, from /proc/mounts
+echo "192.0.2.1:/export /tmp/rpcrdma-inline-bench.x nfs rw,relatime,vers=3,rsize=262144,wsize=262144,namlen=255,hard,proto=rdma,port=20049,timeo=100,retrans=3,sec=sys,mountaddr=192.0.2.1 0 0" \
+	>"$work/proc/mounts"
+# shellcheck disable=SC2016 # expanded by bench_fn's bash
+bench_fn "mount_line: vers, rsize, wsize, proto and port of the bench's mount" 0 \
+	"[vers=3 rsize=262144 wsize=262144 proto=rdma port=20049]" \
+	'mnt=/tmp/rpcrdma-inline-bench.x; echo "[$(mount_line)]"'
+: >"$work/proc/mounts"
+
+# --- The report: a calibration (A/A) run, and one without the server's report
+d=$work/calibrate
+mkdir -p "$d"
+cp "$fixture"/* "$d"/
+sed -i -e '/^# order:/a # calibrate: A/A, both arms inline_size=256' -e 's/^\([0-9]*\tA\t\)0\t/\1256\t/' "$d/rounds.tsv"
+rm "$d/server-report.txt"
+rc=0
+"$py" "$REPORT" "$d" >/dev/null 2>&1 || rc=$?
+expect "report, --calibrate run: exit 0 ($rc)" test "$rc" = 0
+expect_grep_md() { # NAME ERE: a line of $d/results.md matches
+	if grep -qE -- "$2" "$d/results.md"; then tap_ok "$1"; else sed 's/^/#   | /' "$d/results.md" | head -n 30; tap_fail "$1"; fi
+}
+expect_grep_md "report, --calibrate run: titled as a calibration" '^# rpcrdma-inline bench: calibration \(A/A\)$'
+expect_grep_md "report, --calibrate run: says both arms ran the same size, so the differences are noise" \
+	'^Calibration \(A/A\): both arms ran inline_size=256, so every difference$'
+expect_grep_md "report, --calibrate run: mode line says both arms" '^Mode A and mode B: both inline_size=256\.$'
+expect_grep_md "report, --calibrate run: the noise and the smallest resolvable difference, per workload" \
+	'^resolves from zero is [0-9]+\.[0-9]{2} us\. To resolve 0\.26 us: about [0-9]+ rounds\.$'
+expect_grep_md "report without server-report.txt: says the server printed no report" \
+	"^none: --server-cmd printed no report \\(end it with 'rpcrdma-inline report'\\)\\.$"
+expect_grep_md "report without server-report.txt: the Server line says so" \
+	"^Server: no report \\(end --server-cmd with 'rpcrdma-inline report'\\)\\.$"
+expect_grep_md "report: the client's summary: kernel, module, NIC with board and firmware, CPU" \
+	'^Client: kernel 6\.1\.0-57-amd64 \(Debian GNU/Linux 12 \(bookworm\)\), rpcrdma ours 0\.9, inline_size=256; NIC mlx5_0 port 1 \(mlx5, board MT_0000000359, firmware 22\.36\.1010, Ethernet, 100 Gb/sec \(2X HDR\), MTU 4200\); CPU Fixture CPU @ 3\.00GHz x 16, governor performance\.$'
+expect_grep_md "report: the client's report, embedded whole" '^    rdma-device: name=mlx5_0 port=1 '
 
 # The NIC's identity in the report's header, from a sysfs of one
 # ConnectX port on a RoCE netdev at MTU 4200 (and a port with no netdev)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Build rpcrdma.ko for one kernel series in that kernel's own userland (a
 # chroot of its guest image, which has the headers and the linux-source
 # package), from an export of the tree as DKMS would get it, with W=1 and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Boot one Debian kernel in QEMU and run the in-guest tests there: DKMS
 # install, NFS over soft RoCE with rpcrdma-inline, and back to stock.
 #
@@ -11,6 +12,7 @@
 #        INTEGRITY_MIB, INTEGRITY_FILES
 #                       the faults and failslab phases' counts, the
 #                       integrity workload's size
+#        MODELS, MODELS_MIB  the models phase's models and size
 #
 # Under TCG a DKMS build inside the guest takes 10 minutes and more, so by
 # default DKMS builds the module in a chroot of the same guest image (the
@@ -37,7 +39,7 @@ mkdir -p "$out"
 guest_artifacts "$img" "$kver" "$work/src" "$out" || exit 1
 
 envs=()
-for v in GUEST_PHASES GUEST_MEASURE FAULTS_CYCLES FAULTS_RELOADS FAULTS_FIO_LIMIT FAULTS_FIO_MIB FAILSLAB_ROUNDS FAILSLAB_DATA_ROUNDS \
+for v in GUEST_PHASES GUEST_MEASURE MODELS MODELS_MIB FAULTS_CYCLES FAULTS_RELOADS FAULTS_FIO_LIMIT FAULTS_FIO_MIB FAILSLAB_ROUNDS FAILSLAB_DATA_ROUNDS \
 	INTEGRITY_MIB INTEGRITY_FILES \
 	$(compgen -v GUEST_BENCH_ || true); do
 	[ -z "${!v:-}" ] || envs+=(--env "$v=${!v}")

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # The source package a message names is the one the platform has: Debian's
 # linux-source-X.Y, Ubuntu's linux-source-X.Y.Z and, for an HWE kernel,
 # linux-hwe-X.Y-source-X.Y.Z, each at the kernel package's version; on an
@@ -7,9 +8,13 @@
 # real package names and versions of those distributions: Debian's from
 # its archive (apt), Ubuntu's from its pool (linux-source-6.8.0
 # 6.8.0-45.45 in noble; linux-hwe-5.15-source-5.15.0
-# 5.15.0-72.79~20.04.1, pool/main/l/linux-hwe-5.15 in focal). And
-# scripts/dkms-pre-build.sh on the same: skipped (77) without the source or
-# CONFIG_SUNRPC_XPRT_RDMA, the kept source taken, no downgrade advised.
+# 5.15.0-72.79~20.04.1, pool/main/l/linux-hwe-5.15 in focal). On the RPM
+# host: RHEL's commands (the source repository, dnf download --source,
+# rpm -i), SUSE's (zypper install kernel-source=VERSION-RELEASE), the
+# source RPM's tarball found in ~/rpmbuild/SOURCES, a kernel-devel tree
+# refused for what it lacks, and a tree or tarball of another release
+# refused naming both. And scripts/dkms-pre-build.sh: skipped (77) without
+# the source or CONFIG_SUNRPC_XPRT_RDMA, the kept source taken, no downgrade.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -112,4 +117,70 @@ expect "Fedora 41: names the kernel's source RPM" \
 	grep -qF "dnf download --source kernel-core-6.11.4-301.fc41.x86_64" "$work/out"
 expect "Fedora 41: says how to name the tree (KSRC)" grep -qF "make KSRC=" "$work/out"
 sed 's/^/# /' "$work/out"
+
+# rpm_case NAME KVER WANT... [-- ENV...]: find-kernel-source.sh KVER on the
+# RPM host fails, saying each WANT
+rpm_case() {
+	local name=$1 kver=$2 rc=0 w
+	shift 2
+	local want=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		want+=("$1")
+		shift
+	done
+	[ $# -eq 0 ] || shift
+	env PATH="$work/bin" RPCRDMA_INLINE_MODULES_ROOT="$work/mods" RPCRDMA_INLINE_RPM_SOURCES="$work/none" "$@" \
+		"$find" "$kver" >"$work/out" 2>&1 || rc=$?
+	for w in "${want[@]}"; do
+		grep -qF -- "$w" "$work/out" || {
+			sed 's/^/# /' "$work/out"
+			tap_fail "$name: says '$w' (exit $rc)"
+			return
+		}
+	done
+	expect "$name: refused, saying how to get the source (exit $rc)" test "$rc" -eq 1
+}
+ln -s "$(command -v basename)" "$work/bin/basename"
+rhel=5.14.0-570.32.1.el9_6.x86_64
+rpm_case "RHEL 9.6" "$rhel" \
+	"subscription-manager repos --enable rhel-9-for-x86_64-baseos-source-rpms" \
+	"dnf config-manager --set-enabled baseos-source" \
+	"dnf download --source kernel-core-$rhel && rpm -i kernel-5.14.0-570.32.1.el9_6.src.rpm" \
+	"rpmbuild/SOURCES/linux-5.14.0-570.32.1.el9_6.tar.xz, where the build looks"
+rpm_case "RHEL 8.10 on aarch64" 4.18.0-553.66.1.el8_10.aarch64 \
+	"rhel-8-for-aarch64-baseos-source-rpms" "rpm -i kernel-4.18.0-553.66.1.el8_10.src.rpm"
+rpm_case "SLES 15 SP6" 6.4.0-150600.23.25-default \
+	"zypper install kernel-source=6.4.0-150600.23.25.1"
+# The source RPM's tarball, where rpm -i puts it: found; a +debug kernel's
+# too (its release is the same)
+mkdir -p "$work/SOURCES"
+: >"$work/SOURCES/linux-5.14.0-570.32.1.el9_6.tar.xz"
+for k in "$rhel" "$rhel+debug"; do
+	got=$(PATH="$work/bin" RPCRDMA_INLINE_MODULES_ROOT="$work/mods" RPCRDMA_INLINE_RPM_SOURCES="$work/SOURCES" \
+		"$find" "$k" 2>&1 || true)
+	expect "$k: the source RPM's tarball is found ($got)" \
+		test "$got" = "$work/SOURCES/linux-5.14.0-570.32.1.el9_6.tar.xz"
+done
+# kernel-devel: /lib/modules/KVER/build and source, a tree whose
+# net/sunrpc/xprtrdma/ holds only its Makefile: not taken for the source
+mkdir -p "$work/devel/net/sunrpc/xprtrdma" "$work/devel/include/config" "$work/mods/$rhel"
+: >"$work/devel/Makefile"
+: >"$work/devel/net/sunrpc/xprtrdma/Makefile"
+echo "$rhel" >"$work/devel/include/config/kernel.release"
+ln -s "$work/devel" "$work/mods/$rhel/build"
+ln -s build "$work/mods/$rhel/source"
+rpm_case "RHEL 9.6, kernel-devel's tree" "$rhel" \
+	"has net/sunrpc/xprtrdma/ without its sources" "dnf download --source kernel-core-$rhel"
+rpm_case "RHEL 9.6, KSRC=kernel-devel's tree" "$rhel" \
+	"KSRC=$work/devel ($work/devel) has net/sunrpc/xprtrdma/ without its sources" -- KSRC="$work/devel"
+# Another release: a tree's kernel.release or the tarball's name
+mkdir -p "$work/kit/net/sunrpc/xprtrdma" "$work/kit/include/config"
+: >"$work/kit/net/sunrpc/xprtrdma/verbs.c"
+: >"$work/kit/net/sunrpc/xprtrdma/svc_rdma_transport.c"
+echo "$rhel" >"$work/kit/include/config/kernel.release"
+rpm_case "RHEL 9.5's tree for 9.6" 5.14.0-503.40.1.el9_5.x86_64 \
+	"is the source of kernel $rhel, not of 5.14.0-503.40.1.el9_5.x86_64" -- KSRC="$work/kit"
+rpm_case "RHEL 9.6's tarball for 9.5" 5.14.0-503.40.1.el9_5.x86_64 \
+	"is the source of kernel 5.14.0-570.32.1.el9_6, not of 5.14.0-503.40.1.el9_5.x86_64" \
+	-- KSRC="$work/SOURCES/linux-5.14.0-570.32.1.el9_6.tar.xz"
 tap_end

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Ours must survive what stock survives: one fault of the wire (loss5,
 # delay10, linkdown20, ...: tests/run.sh's pair_args) on two machines of
 # SERIES, run with ours on both sides and with the stock module on both

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Two machines: an NFS server guest and a client guest, each booting a
 # Debian kernel with its own rxe device on its own virtio-net NIC, joined
 # by a QEMU socket on 127.0.0.1 (tests/vm/run-set.sh), each side with

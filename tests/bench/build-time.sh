@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Benchmark: time to build our rpcrdma.ko for a kernel series vs the stock
 # xprtrdma source built the same way (extracted from the same linux-source
 # tarball, compiled out of tree against the same headers), each from

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Benchmark of the benchmark: does tests/bench/latency.sh measure what it
 # claims? Under QEMU's instruction counting, tests/modules/inline_limit.ko
 # charges a known delay D to every Send WR the "HCA" must read by reference

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Benchmark: 4 KiB QD1 O_DIRECT latency over NFS/RDMA in four modes, in one
 # QEMU guest of a kernel series: stock (the kernel's own rpcrdma.ko), off
 # (ours, inline_size=0), server (ours, inline_size=256, client_inline=N: the

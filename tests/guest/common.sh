@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Helpers for the in-guest tests of rpcrdma-inline (source this file after
 # tests/vm/guest/lib.sh).
 #

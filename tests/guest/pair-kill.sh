@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # The server guest's QEMU killed under load and booted again, in each
 # guest of a pair (tests/test-pair.sh with PAIR_KILL=1; tests/vm/run-set.sh
 # --restart server --disk server=FILE). The server's export and its NFS

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # The bench's --server-cmd in a pair (tests/guest/pair.sh, PAIR_BENCH=1),
 # standing in for ssh: ask the server guest, through /sync, to set its
 # inline_size to SIZE, wait until it says it has, and print the value it

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # shellcheck shell=bash
 # Phase of the in-guest suite (sourced by suite.sh): rpcrdma-inline bench,
 # as a user runs it, in a 2-round smoke run over rxe with server and
@@ -50,6 +51,10 @@ fi
 check "bench: 4 runs of each mode in the CSV" \
 	test "$(b_rows /tmp/bench/results.csv A) $(b_rows /tmp/bench/results.csv B)" = "4 4"
 check "bench: 0 verify errors" grep -q '^Verify errors (fio, verify=crc32c): 0\.' /tmp/bench/results.md
+check "bench: results.md embeds this host's rpcrdma-inline report: module ours, the client connection's mount" \
+	bash -c "grep -q '^    module: ours\$' /tmp/bench/results.md && grep -q '^    connection: client .* mount=\"/tmp/rpcrdma-inline-bench' /tmp/bench/results.md"
+check "bench: results.md names the mount's negotiated vers, rsize and wsize" \
+	grep -qE '^    mount: vers=[0-9.]+ rsize=[0-9]+ wsize=[0-9]+ proto=rdma' /tmp/bench/results.md
 check "bench: mode A posted nothing inline, on either side" \
 	test "$(awk -F'\t' '$2 == "A" { s += $4 + $5 + $7 + $8 } END { print s + 0 }' /tmp/bench/rounds.tsv)" = 0
 check "bench: mode B was granted 256 and posted inline, on both sides" \

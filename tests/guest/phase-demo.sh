@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # shellcheck shell=bash
 # Phase for `make demo` (sourced by suite.sh after the install phase): an
 # NFSv3 mount over soft RoCE, a short workload, and what an administrator

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # shellcheck shell=bash
 # Phase of the in-guest suite (sourced by suite.sh): svcrdma's RDMA_ERROR
 # reply. tests/modules/small_reply_chunk.ko cuts the Reply chunk of one

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # shellcheck shell=bash
 # Phase of the in-guest suite (sourced by suite.sh): NFSv3 and NFSv4.1 over
 # soft RoCE with rpcrdma-inline at inline_size=256. Per version: GETATTR
@@ -103,6 +104,47 @@ for vers in 3 4.1; do
 	check "vers=$vers: chunk RDMA Writes and Reads were posted" test "$(cat "$il/rw_wrs")" -gt 0
 	check "vers=$vers: ... none with more SGEs than its QP asked for" test "$(cat "$il/rw_sge_over")" = 0
 	hist_stop
+	# rpcrdma-inline report and status, once, with both sides' connections
+	# open: every item of the report, JSON that parses, status's exit code
+	if [ "$vers" = 3 ]; then
+		R=/src/scripts/rpcrdma-inline
+		r_rc=0
+		"$R" report >/tmp/report.txt 2>&1 || r_rc=$?
+		sed 's/^/# report: /' /tmp/report.txt | grep -vE '^# report: (log|dkms|parameter)' | head -n 40
+		check "report: exits 0 ($r_rc)" test "$r_rc" = 0
+		for k in report root module version srcversion hooks tested stale why-not-ours load-failure kernel \
+			installed-ours installed-stock parameter.inline_size distribution kernel-package cpu ofed dkms \
+			rdma-device device memo sends log; do
+			check "report: a '$k:' line" grep -q "^$k: " /tmp/report.txt
+		done
+		check "report: module ours, root yes, stale no, ofed no" \
+			test "$(sed -n 's/^\(module\|root\|stale\|ofed\): //p' /tmp/report.txt | paste -sd ' ')" = "ours yes no no"
+		check "report: rxe's port: driver rxe, policy on, link layer Ethernet, an MTU" \
+			grep -qE '^rdma-device: name=[^ ]+ port=1 driver=rxe .*policy=on .*link_layer="Ethernet" .* mtu=[0-9]+ ' /tmp/report.txt
+		check "report: the client connection serves /mnt, vers=3" \
+			grep -qE '^connection: client .* mount="/mnt" vers=3 rsize=[0-9]+ wsize=[0-9]+$' /tmp/report.txt
+		check "report: the server connection, served by nfsd" grep -qE '^connection: server .* served=nfsd$' /tmp/report.txt
+		check "report: Sends by size, both sides" \
+			test "$(grep -cE '^sends: (client|server) how=inline ' /tmp/report.txt)" = 2
+		check "report: DKMS has ours installed for $(uname -r)" \
+			grep -qE "^dkms: kernel=$(uname -r) version=[^ ]+ arch=[^ ]+ state=\"installed" /tmp/report.txt
+		check "report: the kernel log's rpcrdma lines" grep -qE '^log: .*(rpcrdma|svcrdma|xprtrdma)' /tmp/report.txt
+		r_rc=0
+		"$R" report --json >/tmp/report.json 2>&1 || r_rc=$?
+		check "report --json: exits 0, parses, same connections and module as the text" \
+			python3 -c 'import json, sys
+d = json.load(open("/tmp/report.json"))
+conns = [l for l in open("/tmp/report.txt") if l.startswith("connection: ")]
+assert sys.argv[1] == "0" and d["module"] == "ours" and len(d["connection"]) == len(conns) >= 2, d
+assert d["rdma-device"][0]["driver"] == "rxe" and d["parameter"]["inline_size"] == 256' "$r_rc"
+		r_rc=0
+		"$R" -p status >/dev/null 2>&1 || r_rc=$?
+		check "status exits 0 with ours loaded ($r_rc)" test "$r_rc" = 0
+		r_rc=0
+		"$R" -j status >/tmp/status.json 2>&1 || r_rc=$?
+		check "status -j: exits 0 and parses" \
+			python3 -c 'import json, sys; d = json.load(open("/tmp/status.json")); assert sys.argv[1] == "0" and d["module"] == "ours"' "$r_rc"
+	fi
 	nfs_umount /mnt
 	check "vers=$vers: connections leave the list" conns_gone
 	rmmod inline_limit

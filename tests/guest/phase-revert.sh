@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # shellcheck shell=bash
 # Phase of the in-guest suite (sourced by suite.sh): drop the RDMA listener,
 # unload, dkms remove, and show the stock rpcrdma loads and mounts again.
@@ -33,6 +34,9 @@ log "revert: rdma rpc_xprts after the umount and nfsd stopped: $rv_left: $(rdma_
 check "no rdma rpc_xprt stays after the v4.1 umount and nfsd's stop ($rv_left)" test "$rv_left" = 0
 check "the RDMA listener is gone" bash -c "! grep -q rdma /proc/fs/nfsd/portlist 2>/dev/null"
 check "our rpcrdma unloads" unload_rpcrdma
+rv_rc=0
+/src/scripts/rpcrdma-inline -p status >/dev/null 2>&1 || rv_rc=$?
+check "rpcrdma-inline status exits 6 with no rpcrdma loaded ($rv_rc)" test "$rv_rc" = 6
 if [ "$rv_left" = 0 ]; then
 	rv_bad0=$(kernel_problems)
 	rv_files=$(rpc_xprt_read_all)
@@ -51,6 +55,9 @@ log "dkms remove took $((SECONDS - t)) s"
 check "modinfo -n rpcrdma is the stock module again" test "$(modinfo -n rpcrdma)" = "$stock"
 modprobe rpcrdma
 check "the loaded rpcrdma is the stock one" bash -c "! test -e /sys/module/rpcrdma/parameters/inline_size"
+rv_rc=0
+/src/scripts/rpcrdma-inline -p status >/dev/null 2>&1 || rv_rc=$?
+check "rpcrdma-inline status exits 5 with the stock module loaded ($rv_rc)" test "$rv_rc" = 5
 if [ -n "$stock_srcversion" ]; then
 	check "its srcversion is the stock module's" test "$(cat /sys/module/rpcrdma/srcversion)" = "$stock_srcversion"
 fi

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # shellcheck shell=bash
 # Phase of the in-guest suite (sourced by suite.sh): which inline size
 # catches what. A fixed workload per NFS version (3, 4.1, 4.2): fio 4 KiB

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # The in-guest test suite, run by tests/test-guest.sh in a QEMU guest
 # booting a Debian kernel: one boot, one DKMS build, then each phase.
 #

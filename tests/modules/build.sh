@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Build the test-only modules for kernel KVER into OUT, inside that
 # kernel's userland (run it through tests/vm/chroot-run.sh): inline_limit.ko
 # and small_reply_chunk.ko from this directory, and siw.ko (soft iWARP,

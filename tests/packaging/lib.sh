@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Helpers for the packaging tests (source this file; it sources ../lib.sh
 # for REPO, export_tree and the TAP helpers).
 #

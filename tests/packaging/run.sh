@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # The packaging tests, one after the other: each prints TAP; this prints
 # their output and ends with "N passed, N failed", failing if any failed.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Build the .deb with dpkg-buildpackage -b from an export of the tree (the
 # git-tracked and untracked-but-not-ignored files, never in the repo), then
 # check what it holds: the DKMS source tree (exactly what the build needs,

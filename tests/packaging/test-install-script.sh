@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # The README's install command, `sudo scripts/install.sh`, on a fresh
 # Debian 12 machine with the repo checked out: a copy of the cached bookworm
 # guest image with dkms, the compiler, make and every linux-headers,

@@ -1,6 +1,8 @@
 #!/bin/bash
-# Build the noarch RPM with rpmbuild -bb from a tarball of the exported
-# tree (never in the repo), then check what it holds: the same DKMS source
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+# Build the noarch RPM as the spec says, 'make dist && rpmbuild -tb
+# rpcrdma-inline-VERSION.tar.gz', in an export of the tree (never in the
+# repo), then check what it holds: the same DKMS source
 # tree as the .deb (exactly what the build needs, byte for byte), the
 # admin command, its man page, the config file, the dependencies, the
 # scriptlets' dkms add/build/install/remove, and that a spec whose Version
@@ -17,19 +19,32 @@ trap 'rm -rf "$work"' EXIT
 top="$work/rpmbuild"
 mkdir -p "$top/SOURCES"
 pkg_export "$work/$NAME-$version"
-tar -C "$work" -czf "$top/SOURCES/$NAME-$version.tar.gz" "$NAME-$version"
 spec="$work/$NAME-$version/$NAME.spec"
+# The export is no git checkout, as an unpacked release is not
+if (cd "$work/$NAME-$version" && make -s dist >"$work/dist.log" 2>&1); then
+	tap_ok "make dist"
+else
+	sed 's/^/#   /' "$work/dist.log"
+	tap_fail "make dist"
+fi
+tarball="$work/$NAME-$version/$NAME-$version.tar.gz"
+expect_eq "make dist: $NAME-$version.tar.gz holds the tree under $NAME-$version/, as the export" \
+	"$(cd "$work" && find "$NAME-$version" -type f ! -name '*.tar.gz' | LC_ALL=C sort)" \
+	"$(tar -tzf "$tarball" | grep -v '/$' | LC_ALL=C sort)"
+expect_grep "the spec documents 'make dist && rpmbuild -tb'" \
+	'^# Build, in the source tree: make dist && rpmbuild -tb rpcrdma-inline-VERSION\.tar\.gz$' "$(cat "$spec")"
+expect_grep "the spec has URL:" '^URL:[[:space:]]+https://' "$(cat "$spec")"
 
 expect_eq "the spec's Version is dkms.conf's PACKAGE_VERSION ($version)" \
 	"$version" "$(rpmspec -q --srpm --qf '%{VERSION}' "$spec" 2>/dev/null ||
 		sed -n 's/^Version:[[:space:]]*//p' "$spec")"
 
 t0=$SECONDS
-if rpmbuild -bb --define "_topdir $top" "$spec" >"$work/build.log" 2>&1; then
-	tap_ok "rpmbuild -bb ($((SECONDS - t0)) s)"
+if rpmbuild -tb --define "_topdir $top" "$tarball" >"$work/build.log" 2>&1; then
+	tap_ok "rpmbuild -tb $NAME-$version.tar.gz ($((SECONDS - t0)) s)"
 else
 	tail -n 30 "$work/build.log" | sed 's/^/#   /'
-	tap_fail "rpmbuild -bb"
+	tap_fail "rpmbuild -tb $NAME-$version.tar.gz"
 	tap_end
 	exit 1
 fi
@@ -75,10 +90,13 @@ want_other=$(LC_ALL=C sort <<EOF
 /usr/sbin/rpcrdma-inline
 /usr/share/doc/$BIN_PKG-$version/README.md
 /usr/share/man/man8/rpcrdma-inline.8.gz
+/usr/share/licenses/$BIN_PKG-$version/COPYING
+/usr/share/licenses/$BIN_PKG-$version/GPL-2.0.txt
+/usr/share/licenses/$BIN_PKG-$version/BSD-3-Clause.txt
 $(for d in "$REPO"/docs/*.md; do echo "/usr/share/doc/$BIN_PKG-$version/docs/${d##*/}"; done)
 EOF
 )
-diff_lists "outside $srcdir: the command, its bench, its man page, the config file, README.md and docs/; nothing else" \
+diff_lists "outside $srcdir: the command, its bench, its man page, the config file, README.md, docs/ and the license texts; nothing else" \
 	"$want_other" "$(grep -v "^$srcdir/" <<<"$plain")"
 expect_eq "config files: /etc/modprobe.d/rpcrdma-inline.conf" \
 	"/etc/modprobe.d/rpcrdma-inline.conf" "$(q --configfiles)"

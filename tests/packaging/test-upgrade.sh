@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # The kernel-upgrade promise, for real: a machine with only 6.1 and the
 # package gets the 6.12 kernel later, and DKMS's kernel hook builds our
 # rpcrdma.ko for it with no action on our side; the booted 6.12 loads ours.

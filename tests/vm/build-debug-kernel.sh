@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Build, or reuse, the debug guest image: Debian 12's 6.12 kernel built from
 # its own linux-source package with Debian's own config, trimmed to the
 # modules the guest loads (make localmodconfig), plus the checkers that

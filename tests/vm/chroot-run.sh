@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Run a command in the userland of a cached guest image, as a chroot.
 #
 #   tests/vm/chroot-run.sh --image DIR [--bind HOSTDIR:/path ...]
@@ -22,7 +23,7 @@ die() {
 	exit 2
 }
 usage() {
-	sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
+	sed -n '3,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
 	exit 2
 }
 

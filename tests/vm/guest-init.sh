@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # PID 1 of a tests/vm guest (exec'ed by the initramfs after switch_root).
 # Mounts the pseudo filesystems, exports the variables run-guest.sh wrote to
 # /out/.run-guest/env.sh, runs RG_SCRIPT (a path relative to /src) with its

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Boot a cached guest image under QEMU and run one script in it.
 #
 #   tests/vm/run-guest.sh --image DIR --kernel KVER --share HOSTDIR --out OUTDIR
@@ -62,7 +63,7 @@ die() {
 	exit 2
 }
 usage() {
-	sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
+	sed -n '3,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
 	exit 2
 }
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Boot a set of guests joined by virtual wires and run one script in each.
 #
 #   tests/vm/run-set.sh --out OUTDIR --script PATH_IN_GUEST
@@ -43,7 +44,7 @@ die() {
 	exit 2
 }
 usage() {
-	sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
+	sed -n '3,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
 	exit 2
 }
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Guest side of tests/bench/latency.sh (run by tests/test-guest.sh in a QEMU
 # guest): install rpcrdma-inline with DKMS as phase-install.sh does (which
 # also brings up rxe0 on dummy0 and an NFS export of a tmpfs), then for each

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Guest half of tests/packaging/test-install-script.sh: on a fresh Debian 12
 # (no dkms, compiler, headers or linux-source; apt's only source is a local
 # mirror at /src/build/apt), run the README's install command from a checkout

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Guest half of tests/packaging/test-upgrade.sh: with NO install command,
 # `modprobe rpcrdma` and check which module the booted kernel loaded.
 #   EXPECT=ours  our DKMS module (updates/dkms), /sys/module/rpcrdma/version

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Helpers for scripts that run inside a tests/vm guest (source this file).
 # No systemd, no udev, no network device: rxe runs on a dummy netdev and the
 # NFS server daemons are started by hand.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Smoke test of the guest harness: rxe on a dummy netdev, an NFS server on a
 # tmpfs export with an RDMA listener, NFSv3 and NFSv4.1 mounts over RDMA, and a
 # data round trip through each.  Template for the real tests.
