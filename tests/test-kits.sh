@@ -10,7 +10,7 @@
 # .ko is never loaded. Any compiler warning or error in the project's
 # files (src/, include/, and the hooked xprtrdma copy) fails; a kit that
 # is not there is reported as not run, never as passed (exit 77 when
-# none is).
+# none is). And a kit given for another kernel than its own is refused.
 #
 # usage: test-kits.sh [KIT...]   (file names in the kits directory;
 #                                 default: every expected and found kit)
@@ -106,6 +106,21 @@ for kit in "${kits[@]}"; do
 		fi
 	done
 done
+# The last kit built, named for another kernel: refused, naming both,
+# and nothing built
+if [ "$built" -gt 0 ] && [ -f "$k/include/config/kernel.release" ]; then
+	rm -f "$work/src/rpcrdma.ko"
+	rc=0
+	make -C "$work/src" KVER="$kver.other" KDIR="$k" KSRC="$k" \
+		KBUILD_MODPOST_WARN=1 >"$work/other.log" 2>&1 || rc=$?
+	if [ "$rc" -ne 0 ] && [ ! -e "$work/src/rpcrdma.ko" ] &&
+		grep -qF "is the source of kernel $kver, not of $kver.other" "$work/other.log"; then
+		tap_ok "$name given as the source of kernel $kver.other: refused, naming both, nothing built"
+	else
+		sed -n 1,20p "$work/other.log"
+		tap_fail "$name given as the source of kernel $kver.other: refused (exit $rc)"
+	fi
+fi
 for n in "${notrun[@]}"; do
 	echo "# not run: $n (kit missing)"
 done
