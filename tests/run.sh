@@ -55,7 +55,7 @@ check=(unit style hooks bad-input package-names bench-input build-6.1 build-6.12
 # RHEL 8.10, 9.6, 10.0, Ubuntu 22.04's 5.15 and 6.8 HWE), about 20 s of CPU each
 check+=(kits)
 full=("${check[@]}" build-6.12+deb13 build-6.12 build-7.2 packaging-upgrade
-	guest-install pair-6.1-ours-6.1-stock pair-6.1-ours-6.1-ours pair-6.1-stock-6.1-stock
+	guest-install guest-install-sig guest-load-fallback pair-6.1-ours-6.1-stock pair-6.1-ours-6.1-ours pair-6.1-stock-6.1-stock
 	pair-7.3-ours-6.1-ours pair-6.1-ours-7.3-ours pair-6.1-ours-6.1-ours-bench guest-6.1-more guest-7.3-more guest-6.12+deb13)
 # The guests that full has not go first, the debug ones (the longest) at
 # their head: the debug kernel's phases in two guests side by side (each
@@ -83,6 +83,8 @@ wire_faults+=(pair-6.1-ours-6.1-stock-mtu9000)
 extra=(pair-7.3-stock-6.1-ours pair-6.1-stock-7.3-ours pair-7.3-ours-6.1-stock pair-6.1-ours-7.3-stock
 	"${wire_faults[@]}"
 	pair-6.1-ours-6.1-ours-scale faults-7.3 faults-6.1 faults-6.12+deb13 all-kernels bench-delay)
+# A kernel's installation never fails because of us (dkms 3.0 and 3.2)
+extra+=(kernel-hooks-bookworm kernel-hooks-trixie)
 deep=("${extra_guests[@]}" "${full[@]}" "${extra[@]}")
 # How many QEMUs run in the background at once (a pair is two). Check
 # starts its pair and two guests at once beside its three builds: a pair
@@ -120,6 +122,13 @@ command_of() {
 	# The README's install command on a fresh Debian 12 guest (DKMS builds
 	# in the guest: the longest guest, so it starts first)
 	guest-install) echo "$here/packaging/test-install-script.sh" ;;
+	# The same on Debian 12's 6.12 booted with module.sig_enforce=1 and
+	# without pahole: pahole installed, ours refused, the stock module
+	# loaded at modprobe and at nfsd's start, NFS over RDMA up
+	guest-install-sig) echo "$here/packaging/test-install-script.sh sig-enforce" ;;
+	# modprobe rpcrdma when the kernel refuses ours, on Debian 13 (dkms 3.2
+	# moves the stock module into original_module/), module.sig_enforce=1
+	guest-load-fallback) echo "$here/packaging/test-load-fallback.sh" ;;
 	# The size negotiation, the server-only measurement and the Send size
 	# table on 6.1 only, the bench's smoke run on Debian 13's 6.12 only:
 	# each costs minutes under TCG, and they exercise our code, not the
@@ -159,6 +168,7 @@ command_of() {
 	bench-delay) echo "$here/bench/delay.sh 6.1" ;;
 	packaging) echo "$here/packaging/run.sh" ;;
 	packaging-upgrade) echo "$here/packaging/test-upgrade.sh" ;;
+	kernel-hooks-bookworm | kernel-hooks-trixie) echo "$here/packaging/test-kernel-hooks.sh ${1#kernel-hooks-}" ;;
 	*) return 1 ;;
 	esac
 }
