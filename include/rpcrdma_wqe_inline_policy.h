@@ -39,8 +39,11 @@
 #define RPCRDMA_WQE_INLINE_REPROBE	16U
 
 /* enum rdma_driver_id values (UAPI, stable) of drivers newer than some
- * kernels this module builds for: 6.1's header has neither name.
+ * kernels this module builds for: 6.1's header has neither MANA nor
+ * IONIC; Ubuntu 22.04's 5.15 has no ERDMA, RHEL 8.10 and 9.6 only
+ * __RH_RESERVED_RDMA_DRIVER_ERDMA in its place (no erdma driver).
  */
+#define RPCRDMA_WQE_INLINE_DRIVER_ERDMA	19U
 #define RPCRDMA_WQE_INLINE_DRIVER_MANA	20U
 #define RPCRDMA_WQE_INLINE_DRIVER_IONIC	21U
 

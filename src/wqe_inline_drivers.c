@@ -68,7 +68,7 @@ static const struct rpcrdma_wqe_inline_driver rpcrdma_wqe_inline_drivers[] = {
 	  .series = S_ALL,
 	  .limits = { 280 },
 	  .why = "copies inline data from sge.addr; 280 bytes; not behind REG_MR" },
-	{ .driver_id = RDMA_DRIVER_ERDMA, .name = "erdma", .on = true,
+	{ .driver_id = RPCRDMA_WQE_INLINE_DRIVER_ERDMA, .name = "erdma", .on = true,
 	  .series = S_ALL,
 	  .limits = { 96 },
 	  .why = "copies inline data from sge.addr; 96 bytes; not behind REG_MR" },
