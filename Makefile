@@ -17,6 +17,10 @@ KDIR ?= /lib/modules/$(KVER)/build
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 OUT := build/$(KVER)
 TREE := $(OUT)/linux
+# Under DKMS, the source kept at this kernel's last build when its own
+# linux-source has moved on (scripts/dkms-pre-build.sh names it here)
+KSRC ?= $(shell cat $(OUT)/ksrc 2>/dev/null)
+export KSRC
 
 .PHONY: all modules prepare clean unit check check-quick check-full check-deep demo dist
 

@@ -23,6 +23,7 @@ struct svc_rdma_send_ctxt;
 struct svc_rdma_recv_ctxt;
 struct rpcrdma_ep;
 struct rpcrdma_req;
+struct rpcrdma_wqe_inline_sends;
 
 /**
  * enum rpcrdma_wqe_inline_side - which half of rpcrdma owns a connection
@@ -57,12 +58,17 @@ struct rpcrdma_wqe_inline_counts {
  * @asked: max_inline_data of the successful QP creation
  * @reported: max_inline_data the device wrote back
  * @max: bytes a Send may carry inline on this QP
+ * @max_sge: SGEs a Send may have on this QP (what its creation granted,
+ *	     at most what the shape gets without inline data)
  * @attempts: QP creations it took
  * @no_inv: only plain Sends may go inline, not Send With Invalidate
  * @behind_reg: a Send behind IB_WR_REG_MR WRs in its post may go inline
  * @sends: Sends posted, per CPU, by how (inline, or why by reference):
  *	one per-CPU increment per Send, summed when read; NULL when they
  *	could not be allocated (then not counted)
+ * @sends_ref: what owns @sends: the connection and each debugfs reader
+ *	summing them hold a reference, so that a reader sums them without
+ *	the connections lock, and the last one frees them
  *
  * Embedded, zeroed, in struct svcxprt_rdma and struct rpcrdma_ep. What
  * the post path reads comes first, in one cache line: hook 02 places the
@@ -73,6 +79,7 @@ struct rpcrdma_wqe_inline_counts {
 struct rpcrdma_wqe_inline {
 	/* read on every Send: first, beside the transport's own fields */
 	u32			max;
+	u32			max_sge;
 	bool			no_inv;
 	bool			behind_reg;
 	struct rpcrdma_wqe_inline_counts __percpu *sends;
@@ -82,6 +89,7 @@ struct rpcrdma_wqe_inline {
 	u32			asked;
 	u32			reported;
 	u32			attempts;
+	struct rpcrdma_wqe_inline_sends *sends_ref;
 	struct hlist_node	node;
 	struct sockaddr_storage	peer;
 	char			device[IB_DEVICE_NAME_MAX];

@@ -78,7 +78,9 @@ void rpcrdma_wqe_inline_memo_get(const struct ib_device *device,
 				 struct rpcrdma_wqe_inline_memo *memo);
 void rpcrdma_wqe_inline_memo_set(const struct ib_device *device,
 				 const struct rpcrdma_wqe_inline_memo_key *key,
-				 u32 want, u32 accepted, u32 reported);
+				 u32 want, u32 accepted, u32 reported,
+				 const struct rpcrdma_wqe_inline_caps *zero,
+				 u32 extra_wr);
 struct rpcrdma_wqe_inline_devs_snap *rpcrdma_wqe_inline_devs_snapshot(void);
 
 /* wqe_inline_counters.c */
@@ -94,6 +96,7 @@ struct rpcrdma_wqe_inline_devs_snap *rpcrdma_wqe_inline_devs_snapshot(void);
  * @attempts: QP creations it took
  * @counted: its Sends are counted (the per-CPU counters were allocated)
  * @sends: its Sends by how, summed over the CPUs
+ * @ref: its counters while they are summed, outside the connections lock
  */
 struct rpcrdma_wqe_inline_conn_snap {
 	struct sockaddr_storage		peer;
@@ -105,6 +108,7 @@ struct rpcrdma_wqe_inline_conn_snap {
 	u32				attempts;
 	bool				counted;
 	long				sends[RPCRDMA_WQE_INLINE_HOW_NR];
+	struct rpcrdma_wqe_inline_sends	*ref;
 };
 
 /**

@@ -39,8 +39,11 @@
 #define RPCRDMA_WQE_INLINE_REPROBE	16U
 
 /* enum rdma_driver_id values (UAPI, stable) of drivers newer than some
- * kernels this module builds for: 6.1's header has neither name.
+ * kernels this module builds for: 6.1's header has neither MANA nor
+ * IONIC; Ubuntu 22.04's 5.15 has no ERDMA, RHEL 8.10 and 9.6 only
+ * __RH_RESERVED_RDMA_DRIVER_ERDMA in its place (no erdma driver).
  */
+#define RPCRDMA_WQE_INLINE_DRIVER_ERDMA	19U
 #define RPCRDMA_WQE_INLINE_DRIVER_MANA	20U
 #define RPCRDMA_WQE_INLINE_DRIVER_IONIC	21U
 
@@ -77,7 +80,13 @@
  *		its source shows; without it such Calls go by reference
  * @nomem_refuses: its QP creation returns -ENOMEM, not only -EINVAL,
  *		   for an inline data size that makes the send queue too
- *		   large (mlx5's calc_sq_size())
+ *		   large (mlx5's calc_sq_size()); its refusals follow from
+ *		   the QP's caps alone, so a size it refused is not asked
+ *		   again for that shape (no re-probe)
+ * @post_written: its post path checks inline data against the
+ *		  max_inline_data it wrote back at QP creation, not against
+ *		  the ask, and writes back room it makes anyway: a QP asked
+ *		  for less (even 0) may post up to what it wrote back
  * @why: the reason for the verdict, from the audit of its source
  * @series: the kernel series (RPCRDMA_WQE_INLINE_SERIES_*) whose source
  *	    of it was read: an on verdict holds only there
@@ -97,6 +106,7 @@ struct rpcrdma_wqe_inline_driver {
 	bool		no_inv;
 	bool		behind_reg;
 	bool		nomem_refuses;
+	bool		post_written;
 	const char	*why;
 	u32		series;
 	u32		since;
@@ -174,22 +184,106 @@ struct rpcrdma_wqe_inline_memo_key {
 };
 
 /**
+ * struct rpcrdma_wqe_inline_caps - the send caps a QP creation wrote back
+ * @max_send_wr: cap.max_send_wr
+ * @max_send_sge: cap.max_send_sge (svcrdma from 6.12 on reads it back)
+ * @max_write_sge: the QP's max_write_sge (rdma_rw's SGEs per RDMA Write)
+ * @max_read_sge: the QP's max_read_sge (rdma_rw's SGEs per RDMA Read)
+ * @max_inline_data: cap.max_inline_data
+ */
+struct rpcrdma_wqe_inline_caps {
+	u32	max_send_wr;
+	u32	max_send_sge;
+	u32	max_write_sge;
+	u32	max_read_sge;
+	u32	max_inline_data;
+};
+
+/**
  * struct rpcrdma_wqe_inline_memo - what one device accepted last time,
  *	for QPs of one side and shape
  * @key: the side and shape it holds for
  * @want: the inline_size that was asked for then
  * @accepted: the size whose QP creation succeeded
  * @reported: the max_inline_data the device wrote back then
+ * @zero: what it wrote back for the shape with no inline data: what the
+ *	  stock module's QP gets, the least a QP of ours keeps
+ * @extra_wr: send WRs asked beyond the ULP's with inline data then
  * @uses: connections that took it since it was written, counting from 1
- * @valid: the memo holds a result
+ * @valid: the memo holds a result, @zero included
  */
 struct rpcrdma_wqe_inline_memo {
 	struct rpcrdma_wqe_inline_memo_key key;
 	u32	want;
 	u32	accepted;
 	u32	reported;
+	struct rpcrdma_wqe_inline_caps zero;
+	u32	extra_wr;
 	u32	uses;
 	bool	valid;
+};
+
+/**
+ * enum rpcrdma_wqe_inline_act - what a negotiation does after a creation
+ * @RPCRDMA_WQE_INLINE_KEEP: keep the QP just created: done
+ * @RPCRDMA_WQE_INLINE_ASK: destroy the QP just created, if any, and
+ *	create one asking &rpcrdma_wqe_inline_neg.size bytes
+ * @RPCRDMA_WQE_INLINE_FAIL: give up with the error of the last creation
+ */
+enum rpcrdma_wqe_inline_act {
+	RPCRDMA_WQE_INLINE_KEEP,
+	RPCRDMA_WQE_INLINE_ASK,
+	RPCRDMA_WQE_INLINE_FAIL,
+};
+
+/**
+ * struct rpcrdma_wqe_inline_neg - one QP's negotiation of its inline data
+ * @drv: the device's driver in the policy table, or NULL
+ * @want: the inline_size configured
+ * @first: the first size with inline data to ask for
+ *	   (rpcrdma_wqe_inline_first_size())
+ * @zero: what the device writes back for this shape with no inline data
+ * @zero_known: @zero holds, from the memo or a creation of this one
+ * @zero_made: a creation with no inline data succeeded in this one
+ * @size: the size the next (or last) creation asks for
+ * @resume: the size to ask for once the creation checking the shape at
+ *	    0 bytes succeeded
+ * @nomem: -ENOMEM refusals so far (rpcrdma_wqe_inline_retry())
+ * @refusals_only: every failure so far was a refusal of the size, so
+ *		   the result may be remembered
+ * @extra_wr: send WRs asked for beyond the ULP's in creations with inline
+ *	      data, so that the device writes back at least as many as it
+ *	      does with none (mlx5 rounds the queue to a power of two of its
+ *	      larger WQEs: calc_sq_size())
+ * @extra_tried: a creation with @extra_wr was made in this negotiation
+ * @short_caps: a QP with inline data got fewer send WRs or SGEs than
+ *		the shape gets with none; it ended without inline data
+ * @err: the error that was no refusal, when it ended on a QP with no
+ *	 inline data instead of failing (0 otherwise)
+ * @check_size: the size whose failure a creation with no inline data
+ *		checked, for the log
+ * @check_err: that failure's error
+ *
+ * Filled by rpcrdma_wqe_inline_neg_start(), moved on by
+ * rpcrdma_wqe_inline_neg_step() after each creation.
+ */
+struct rpcrdma_wqe_inline_neg {
+	const struct rpcrdma_wqe_inline_driver *drv;
+	u32		want;
+	u32		first;
+	struct rpcrdma_wqe_inline_caps zero;
+	bool		zero_known;
+	bool		zero_made;
+	u32		size;
+	u32		resume;
+	unsigned int	nomem;
+	bool		refusals_only;
+	u32		extra_wr;
+	bool		extra_tried;
+	bool		short_caps;
+	int		err;
+	u32		check_size;
+	int		check_err;
 };
 
 /**
@@ -285,10 +379,24 @@ rpcrdma_wqe_inline_memo_slot(struct rpcrdma_wqe_inline_memo *memos,
 			     const struct rpcrdma_wqe_inline_memo_key *key);
 void rpcrdma_wqe_inline_memo_write(struct rpcrdma_wqe_inline_memo *memo,
 				   const struct rpcrdma_wqe_inline_memo_key *key,
-				   u32 want, u32 accepted, u32 reported);
+				   u32 want, u32 accepted, u32 reported,
+				   const struct rpcrdma_wqe_inline_caps *zero,
+				   u32 extra_wr);
 int rpcrdma_wqe_inline_param_refused(int err, bool loading);
 u32 rpcrdma_wqe_inline_usable(const struct rpcrdma_wqe_inline_driver *drv,
-			      u32 asked, u32 reported);
+			      u32 want, u32 asked, u32 reported);
+u32 rpcrdma_wqe_inline_free(const struct rpcrdma_wqe_inline_driver *drv,
+			    u32 want, const struct rpcrdma_wqe_inline_caps *zero);
+bool rpcrdma_wqe_inline_keep_caps(const struct rpcrdma_wqe_inline_caps *zero,
+				  const struct rpcrdma_wqe_inline_caps *got,
+				  struct rpcrdma_wqe_inline_caps *keep);
+void rpcrdma_wqe_inline_neg_start(struct rpcrdma_wqe_inline_neg *n,
+				  const struct rpcrdma_wqe_inline_driver *drv,
+				  u32 want,
+				  const struct rpcrdma_wqe_inline_memo *memo);
+enum rpcrdma_wqe_inline_act
+rpcrdma_wqe_inline_neg_step(struct rpcrdma_wqe_inline_neg *n, int ret,
+			    const struct rpcrdma_wqe_inline_caps *got);
 bool rpcrdma_wqe_inline_size_valid(unsigned long size);
 int rpcrdma_wqe_inline_map_sges(const struct ib_sge *sges,
 				unsigned int num_sge,

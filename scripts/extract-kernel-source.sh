@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Extract, from a kernel source tarball or tree, only what building
 # rpcrdma.ko needs: net/sunrpc/xprtrdma/, include/linux/sunrpc/svc_rdma.h
-# and the top Makefile (for its version). DEST is replaced whole.
+# and the top Makefile (for its version), with RHEL's Makefile.rhelver
+# where there is one (for its release). DEST is replaced whole.
 #
 # usage: extract-kernel-source.sh SRC DEST
 set -euo pipefail
@@ -28,6 +29,7 @@ if [ -d "$src" ]; then
 		mkdir -p "$tmp/$(dirname "$m")"
 		cp -a "$src/$m" "$tmp/$m"
 	done
+	[ ! -f "$src/Makefile.rhelver" ] || cp -a "$src/Makefile.rhelver" "$tmp/"
 else
 	# The tarball's top directory, e.g. linux-source-6.1/
 	top=$(tar -tf "$src" 2>/dev/null | head -n 1 | cut -d/ -f1) || true
@@ -37,9 +39,12 @@ else
 	case $src in
 	*.xz) zargs=(--use-compress-program "xz -T0") ;;
 	esac
-	tar "${zargs[@]}" -xf "$src" -C "$tmp" --strip-components=1 \
-		"${members[@]/#/$top/}" ||
+	# (Makefile*: the top directory's Makefile and Makefile.rhelver alone)
+	rest=("${members[@]:1}")
+	tar "${zargs[@]}" -xf "$src" -C "$tmp" --strip-components=1 --wildcards \
+		"$top/Makefile*" "${rest[@]/#/$top/}" ||
 		die "$src does not hold ${members[*]} under $top/."
+	[ -f "$tmp/Makefile" ] || die "$src does not hold Makefile under $top/."
 fi
 
 rm -rf "$dest"

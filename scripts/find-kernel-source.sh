@@ -3,13 +3,18 @@
 # Print where the source of kernel KVER is, looking where distributions
 # put it: the KSRC tree or tarball when KSRC is set; else the tree behind
 # /lib/modules/KVER/source or /lib/modules/KVER/build when it holds
-# net/sunrpc/xprtrdma (a self-built kernel after make modules_install,
-# SUSE's kernel-source), if it is of exactly this kernel's version; else
+# net/sunrpc/xprtrdma's sources, not only its Makefile as RHEL's
+# kernel-devel (a self-built kernel after make modules_install, SUSE's
+# kernel-source), if it is of exactly this kernel's version; on an RPM
+# system, the source RPM's linux-RELEASE.tar.xz in ~/rpmbuild/SOURCES
+# (RHEL, AlmaLinux, Rocky: after dnf download --source and rpm -i); else
 # the tarball of an installed linux-source package whose version equals
 # the kernel package's, whatever its name (Debian's linux-source-6.1,
 # Ubuntu's linux-source-6.8.0 and linux-hwe-6.8-source-6.8.0). Refuse,
-# naming the apt command that installs the right one (the package names
-# are scripts/kernel-package.sh's), when there is none.
+# naming the apt, dnf or zypper commands that install the right one (the
+# package names are scripts/kernel-package.sh's), when there is none, and
+# a tree or tarball of another release (kernel.release, or the source
+# RPM's tarball name).
 #
 # usage: find-kernel-source.sh [--check] KVER
 #        --check: say it in a sentence ("rpcrdma-inline: kernel KVER is
@@ -17,6 +22,9 @@
 #        make's, dkms shows (in apt's output when a kernel is installed)
 # env:   KSRC                                  a kernel tree or source tarball
 #        RPCRDMA_INLINE_MODULES_ROOT           instead of /lib/modules (tests)
+#        RPCRDMA_INLINE_RPM_SOURCES            where the source RPM's tarball
+#                                              is looked for (default:
+#                                              ~/rpmbuild/SOURCES, root's)
 #        RPCRDMA_INLINE_ALLOW_SOURCE_MISMATCH=1 accept another version of
 #                                              the same series (at your risk)
 set -euo pipefail
@@ -45,9 +53,48 @@ found() {
 	exit 0
 }
 
+# has_sources TREE: TREE holds xprtrdma's sources, not only its Makefile
+# (as RHEL's kernel-devel and other headers-only trees do)
+has_sources() {
+	[ -f "$1/net/sunrpc/xprtrdma/verbs.c" ] && [ -f "$1/net/sunrpc/xprtrdma/svc_rdma_transport.c" ]
+}
+# no_sources WHAT TREE: say what the headers-only TREE lacks, and how to
+# get the source
+no_sources() {
+	local hint="name a tree or tarball of it: make KSRC=..."
+	! on_rpm_system || hint="$(rpm_source_hint "$kver")"
+	die "$1 ($(readlink -f "$2")) has net/sunrpc/xprtrdma/ without its sources (verbs.c," \
+	    "svc_rdma_*.c): a headers-only tree (kernel-devel), which builds modules but lacks the" \
+	    "source of the rpcrdma module built here. Kernel $kver's own source is needed: $hint."
+}
+# A RHEL source RPM's linux-RELEASE.tar.xz, or a tree of that name, or a
+# tree whose kernel.release names another kernel: refused, naming both
+same_release() { # PATH
+	local name rel
+	rel=$(rpm_kernel_release "$kver")
+	if [ -d "$1" ] && [ -f "$1/include/config/kernel.release" ]; then
+		name=$(head -n 1 "$1/include/config/kernel.release")
+		[ "$name" = "$kver" ] ||
+			die "$1 is the source of kernel $name, not of $kver:" \
+			    "the source must be the kernel's own. Name the right one: make KSRC=/path/to/it."
+		return 0
+	fi
+	name=$(basename "$1")
+	name=${name%.tar.*}
+	case $name in
+	linux-[0-9]*.el[0-9]*)
+		[ "$(rpm_kernel_release "${name#linux-}")" = "$rel" ] ||
+			die "$1 is the source of kernel ${name#linux-}, not of $kver ($rel):" \
+			    "the source must be the kernel's own; $(rpm_source_hint "$kver")."
+		;;
+	esac
+}
+
 if [ -n "${KSRC:-}" ]; then
 	[ -d "$KSRC" ] || [ -f "$KSRC" ] ||
 		die "KSRC=$KSRC is neither a kernel source tree nor a source tarball."
+	[ ! -d "$KSRC" ] || has_sources "$KSRC" || no_sources "KSRC=$KSRC" "$KSRC"
+	same_release "$KSRC"
 	found "$KSRC"
 fi
 
@@ -59,9 +106,14 @@ numeric_version() {
 # The tree linked from /lib/modules/KVER, if it has xprtrdma: it must be
 # this kernel's own
 modules_dir=${RPCRDMA_INLINE_MODULES_ROOT:-/lib/modules}/$kver
+headers_only=
 for link in source build; do
 	tree=$modules_dir/$link
 	if [ ! -d "$tree/net/sunrpc/xprtrdma" ] || [ ! -f "$tree/Makefile" ]; then
+		continue
+	fi
+	if ! has_sources "$tree"; then
+		headers_only=${headers_only:-$tree}
 		continue
 	fi
 	tree=$(readlink -f "$tree")
@@ -89,16 +141,25 @@ for link in source build; do
 done
 
 if ! command -v dpkg-query >/dev/null; then
+	# RHEL and its rebuilds: the source RPM's tarball of exactly this
+	# release, where rpm -i of the source RPM puts it
+	rel=$(rpm_kernel_release "$kver")
+	for dir in ${RPCRDMA_INLINE_RPM_SOURCES:-${HOME:-/root}/rpmbuild/SOURCES /root/rpmbuild/SOURCES}; do
+		if [ -f "$dir/linux-$rel.tar.xz" ]; then
+			found "$dir/linux-$rel.tar.xz"
+		fi
+	done
 	# DKMS's PRE_BUILD does not see a KSRC given on MAKE[0]'s line in
 	# /etc/dkms/rpcrdma-inline.conf: leave the verdict to make
 	if [ "$check" = 1 ]; then
 		echo "rpcrdma-inline: no dpkg here: kernel $kver is built from the KSRC that make is given"
 		exit 0
 	fi
+	[ -z "$headers_only" ] || no_sources "$modules_dir/source" "$headers_only"
 	hint="Name it: make KSRC=/path/to/linux-source.tar.xz (or a kernel tree)"
 	! on_rpm_system || hint="$(rpm_source_hint "$kver")"
 	die "cannot find the source of kernel $kver without dpkg." \
-	    "$hint;" \
+	    "${hint^};" \
 	    "for DKMS, on the MAKE[0] line of /etc/dkms/rpcrdma-inline.conf."
 fi
 

@@ -4,9 +4,10 @@
 # RHEL and its rebuilds, SUSE) through the package system, and load it;
 # scripts/install.sh runs this where there is rpm and no dpkg. Such a
 # system has no package of exactly the running kernel's source: the source
-# is the tree behind /lib/modules/KVER/source (SUSE's kernel-source), or
-# the one named by KSRC (from the kernel's source RPM: the refusal says
-# how). Its xprtrdma is read first: a host whose source no variant of a
+# is the tree behind /lib/modules/KVER/source (SUSE's kernel-source), the
+# source RPM's linux-RELEASE.tar.xz in ~/rpmbuild/SOURCES (RHEL and its
+# rebuilds, after dnf download --source and rpm -i: the refusal says how),
+# or the one named by KSRC. Its xprtrdma is read first: a host whose source no variant of a
 # hook fits, or an OFED host, is refused before anything is installed
 # (but patch, xz and tar, which reading it needs). Then dnf (or yum,
 # zypper) installs what the build needs, rpmbuild builds the
@@ -69,9 +70,11 @@ trap 'rm -rf "$work"' EXIT
 # installing the rest
 mapfile -t need < <(missing patch=patch xz=xz tar=tar)
 [ ${#need[@]} -eq 0 ] || pm_install "${need[@]}"
-ksrc=$("$top/scripts/find-kernel-source.sh" "$kver" 2>/dev/null) ||
-	die "the source of kernel $kver is not behind /lib/modules/$kver/source, and KSRC is not set:" \
-	    "$(rpm_source_hint "$kver"), e.g. sudo KSRC=... $0. Nothing was installed."
+ksrc=$("$top/scripts/find-kernel-source.sh" "$kver" 2>"$work/find.log") || {
+	cat "$work/find.log" >&2
+	die "kernel $kver's own source is needed first (above), then run $0 again" \
+	    "(or sudo KSRC=/path/to/it $0). Nothing was installed."
+}
 KSRC=$ksrc "$top/scripts/prepare-source.sh" "$kver" "$work/shape" >"$work/shape.log" 2>&1 || {
 	cat "$work/shape.log" >&2
 	die "the source of kernel $kver ($ksrc) does not take the hooks: see above." \
@@ -80,7 +83,7 @@ KSRC=$ksrc "$top/scripts/prepare-source.sh" "$kver" "$work/shape" >"$work/shape.
 
 # What the build needs: the kernel's headers, unless they are there
 mapfile -t need < <(missing dkms=dkms make=make gcc=gcc rpmbuild=rpm-build)
-if [ ! -e "/lib/modules/$kver/build/include" ]; then
+if [ ! -e "${RPCRDMA_INLINE_MODULES_ROOT:-/lib/modules}/$kver/build/include" ]; then
 	case $pm in
 	zypper) need+=(kernel-default-devel) ;;
 	*) need+=("kernel-devel-$kver") ;;
@@ -112,4 +115,11 @@ fi
 	echo "rpcrdma-inline: for a new kernel, DKMS needs its source too: add KSRC=/path/to/it" \
 	     "to MAKE[0] in /etc/dkms/rpcrdma-inline.conf (rpcrdma-inline-dkms's description), or" \
 	     "run 'KSRC=... dkms install rpcrdma-inline/$version -k KVER' for it." >&2
+# Under enforced signatures with DKMS's key not trusted the kernel would
+# refuse ours: the stock module stays loaded (install.sh, the same)
+if ! "$top/scripts/check-module-signing.sh" trusted; then
+	echo "rpcrdma-inline: $pkg $version is installed, but not loaded: the stock rpcrdma stays loaded" \
+	     "until the kernel trusts the key (above)." >&2
+	exit 0
+fi
 "$top/scripts/reload-rpcrdma.sh" "$version"

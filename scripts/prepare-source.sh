@@ -51,12 +51,30 @@ srcseries="$(sed -n 's/^VERSION = //p' "$mk").$(sed -n 's/^PATCHLEVEL = //p' "$m
 kseries=$(printf '%s\n' "$kver" | cut -d. -f1-2 | sed 's/[^0-9.].*//')
 [ "$srcseries" = "$kseries" ] ||
 	die "$src is Linux $srcseries, but kernel $kver is $kseries: the source must be the kernel's own."
+# RHEL's source says its release (Makefile.rhelver): exactly the kernel's.
+# Its tests are its own: src/hooks/TESTED keys it SERIES-elN (6.12-el10),
+# so that a Debian kernel's test of the same variants does not cover it
+rhelver="$out/pristine/Makefile.rhelver"
+tseries=$kseries
+if [ -f "$rhelver" ]; then
+	tseries="$kseries-el$(sed -n 's/^RHEL_MAJOR = //p' "$rhelver")"
+	srcrel="$(sed -n 's/^VERSION = //p' "$mk").$(sed -n 's/^PATCHLEVEL = //p' "$mk").$(sed -n 's/^SUBLEVEL = //p' "$mk")-$(sed -n 's/^RHEL_RELEASE = //p' "$rhelver")"
+	case $kver in
+	"$srcrel".*) ;;
+	*)
+		[ "${RPCRDMA_INLINE_ALLOW_SOURCE_MISMATCH:-0}" = 1 ] ||
+			die "$src is the source of RHEL kernel $srcrel (RHEL $(sed -n 's/^RHEL_MAJOR = //p' "$rhelver").$(sed -n 's/^RHEL_MINOR = //p' "$rhelver")), but kernel $kver is another release:" \
+			    "the source must be the kernel's own (RPCRDMA_INLINE_ALLOW_SOURCE_MISMATCH=1 accepts it, at your own risk)."
+		echo "rpcrdma-inline: warning: building for $kver from the source of $srcrel, as RPCRDMA_INLINE_ALLOW_SOURCE_MISMATCH=1 asks" >&2
+		;;
+	esac
+fi
 
 # One variant of each hook, chosen by what the source holds
 mapfile -t chosen < <("$here/select-hooks.sh" "$hooks_root" "$out/pristine" || echo FAILED)
-[ "${chosen[-1]:-FAILED}" != FAILED ] || exit 1
+[ "${chosen[-1]:-FAILED}" != FAILED ] || die "kernel $kver ($src): not built, as said above."
 patches=()
-combination=$kseries
+combination=$tseries
 for line in "${chosen[@]}"; do
 	read -r hook variant patch <<<"$line"
 	echo "rpcrdma-inline: hook $hook: variant $variant" >&2
@@ -66,7 +84,7 @@ done
 "$here/apply-hooks.sh" "$out/pristine" "$out/linux" "${patches[@]}"
 tested=tested
 if ! grep -qxF -- "$combination" "$hooks_root/TESTED"; then
-	echo "rpcrdma-inline: warning: every hook of kernel $kver ($kseries) applied without fuzz, but no test has covered this kernel series with these variants (src/hooks/TESTED has no line \"$combination\"): built UNTESTED" >&2
+	echo "rpcrdma-inline: warning: every hook of kernel $kver ($tseries) applied without fuzz, but no test has covered this kernel series with these variants (src/hooks/TESTED has no line \"$combination\"): built UNTESTED" >&2
 	tested=UNTESTED
 fi
 # What the build is, for modinfo, the load message, status and DKMS's

@@ -4,7 +4,9 @@
 # variant (NN-name/VARIANT.patch) whose expectations the pristine
 # extracted source PRISTINE meets, and print "NN-name VARIANT PATH" for
 # each, in hook order. Refuse, naming the hook and what each of its
-# variants looked for, when no variant or more than one matches.
+# variants looked for, when no variant or more than one matches; and
+# first, naming the kernels and what differs, a shape that
+# HOOKS_ROOT/REFUSED lists (one no variant is written for).
 #
 # A variant's expectations are lines of its header (before the diff):
 #   expect FILE has STRING     some line of PRISTINE/FILE contains STRING
@@ -46,6 +48,23 @@ meets() {
 		esac
 	done < <(expectations "$1")
 }
+
+# Shapes refused by name (HOOKS_ROOT/REFUSED: a "shape" line, then its
+# expect lines): the first whose expectations all hold stops here
+if [ -f "$root/REFUSED" ]; then
+	entry=$(mktemp)
+	trap 'rm -f "$entry"' EXIT
+	while IFS= read -r -d '' shape; do
+		awk -v s="shape $shape" '$0 == s { on = 1; next } /^shape / { on = 0 } on && /^expect /' \
+			"$root/REFUSED" >"$entry"
+		PATCH_NAME="REFUSED ($shape)"
+		[ -s "$entry" ] || die "src/hooks/REFUSED: shape '$shape' expects nothing."
+		if meets "$entry"; then
+			die "this kernel's xprtrdma has the shape of $shape." \
+			    "Nothing was built; the stock rpcrdma module stays in place."
+		fi
+	done < <(sed -n 's/^shape //p' "$root/REFUSED" | tr '\n' '\0')
+fi
 
 shopt -s nullglob
 hooks=("$root"/[0-9][0-9]-*/)

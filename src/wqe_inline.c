@@ -13,8 +13,12 @@
 #include "rpcrdma_wqe_inline_trace.h"
 
 /* The policy table names these drivers by number (6.1 has neither
- * name): check the numbers where this kernel has the names (Kbuild)
+ * MANA nor IONIC, 5.15 no ERDMA): check the numbers where this kernel
+ * has the names (Kbuild)
  */
+#ifdef RPCRDMA_WQE_INLINE_HAVE_ERDMA
+static_assert(RPCRDMA_WQE_INLINE_DRIVER_ERDMA == RDMA_DRIVER_ERDMA);
+#endif
 #ifdef RPCRDMA_WQE_INLINE_HAVE_MANA
 static_assert(RPCRDMA_WQE_INLINE_DRIVER_MANA == RDMA_DRIVER_MANA);
 #endif

@@ -18,12 +18,24 @@
  */
 
 #include <linux/percpu.h>
+#include <linux/refcount.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 
 #include "rpcrdma_wqe_inline_core.h"
 #include "rpcrdma_wqe_inline_trace.h"
+
+/**
+ * struct rpcrdma_wqe_inline_sends - a connection's Send counters, owned
+ *	by the connection and by the debugfs readers summing them
+ * @ref: the connection's reference, and one per reader summing
+ * @pcpu: the counters, per CPU
+ */
+struct rpcrdma_wqe_inline_sends {
+	refcount_t					ref;
+	struct rpcrdma_wqe_inline_counts __percpu	*pcpu;
+};
 
 /* Connections whose QP exists, for debugfs, and how many */
 static HLIST_HEAD(rpcrdma_wqe_inline_conns);
@@ -96,17 +108,43 @@ bool rpcrdma_wqe_inline_sizes_sum(struct rpcrdma_wqe_inline_sizes *sum,
 void rpcrdma_wqe_inline_counters_alloc(struct rpcrdma_wqe_inline *wi,
 				       gfp_t gfp)
 {
-	wi->sends = alloc_percpu_gfp(struct rpcrdma_wqe_inline_counts, gfp);
+	struct rpcrdma_wqe_inline_sends *s;
+
+	wi->sends = NULL;
+	wi->sends_ref = NULL;
+	s = kmalloc(sizeof(*s), gfp);
+	if (!s)
+		return;
+	s->pcpu = alloc_percpu_gfp(struct rpcrdma_wqe_inline_counts, gfp);
+	if (!s->pcpu) {
+		kfree(s);
+		return;
+	}
+	refcount_set(&s->ref, 1);
+	wi->sends = s->pcpu;
+	wi->sends_ref = s;
+}
+
+/* Drop a reference to a connection's counters; the last frees them */
+static void rpcrdma_wqe_inline_sends_put(struct rpcrdma_wqe_inline_sends *s)
+{
+	if (s && refcount_dec_and_test(&s->ref)) {
+		free_percpu(s->pcpu);
+		kfree(s);
+	}
 }
 
 /**
- * rpcrdma_wqe_inline_counters_free - free a connection's Send counters
+ * rpcrdma_wqe_inline_counters_free - drop a connection's Send counters
  * @wi: the connection's inline state, not listed
+ *
+ * They are freed now, or by the last debugfs reader summing them.
  */
 void rpcrdma_wqe_inline_counters_free(struct rpcrdma_wqe_inline *wi)
 {
-	free_percpu(wi->sends);
+	rpcrdma_wqe_inline_sends_put(wi->sends_ref);
 	wi->sends = NULL;
+	wi->sends_ref = NULL;
 }
 
 /**
@@ -121,8 +159,8 @@ void rpcrdma_wqe_inline_conn_add(struct rpcrdma_wqe_inline *wi)
 	spin_unlock(&rpcrdma_wqe_inline_conns_lock);
 }
 
-/* The Sends of @wi summed over the CPUs, by how */
-static void rpcrdma_wqe_inline_sum(const struct rpcrdma_wqe_inline *wi,
+/* Sends summed over the CPUs from @pcpu (NULL: not counted), by how */
+static void rpcrdma_wqe_inline_sum(const struct rpcrdma_wqe_inline_counts __percpu *pcpu,
 				   long sends[RPCRDMA_WQE_INLINE_HOW_NR])
 {
 	const struct rpcrdma_wqe_inline_counts *c;
@@ -130,10 +168,10 @@ static void rpcrdma_wqe_inline_sum(const struct rpcrdma_wqe_inline *wi,
 	int cpu;
 
 	memset(sends, 0, sizeof(long) * RPCRDMA_WQE_INLINE_HOW_NR);
-	if (!wi->sends)
+	if (!pcpu)
 		return;
 	for_each_possible_cpu(cpu) {
-		c = per_cpu_ptr(wi->sends, cpu);
+		c = per_cpu_ptr(pcpu, cpu);
 		for (h = 0; h < RPCRDMA_WQE_INLINE_HOW_NR; h++)
 			sends[h] += READ_ONCE(c->n[h]);
 	}
@@ -143,9 +181,11 @@ static void rpcrdma_wqe_inline_sum(const struct rpcrdma_wqe_inline *wi,
  * rpcrdma_wqe_inline_conns_snapshot - copy every listed connection's numbers
  *
  * Context: process (allocates with GFP_KERNEL). The connections lock is
- * held only to copy (and sum the per-CPU counters): debugfs formats the
- * copy without it, so that readers do not hold up connection setup and
- * teardown.
+ * held only for a walk of the list that copies each connection's fields
+ * and takes a reference to its counters; they are summed over the CPUs
+ * after it is dropped, so that a reader holds up connection setup and
+ * teardown for no longer than that walk. A connection released
+ * meanwhile leaves its counters to the last reference.
  *
  * Return: the copy, to be freed with kvfree(), or NULL when it could not
  * be allocated.
@@ -155,7 +195,7 @@ struct rpcrdma_wqe_inline_conns_snap *rpcrdma_wqe_inline_conns_snapshot(void)
 	struct rpcrdma_wqe_inline_conns_snap *snap;
 	struct rpcrdma_wqe_inline_conn_snap *s;
 	struct rpcrdma_wqe_inline *wi;
-	unsigned int room;
+	unsigned int room, i;
 
 	for (;;) {
 		room = READ_ONCE(rpcrdma_wqe_inline_nconns) + 8;
@@ -177,10 +217,19 @@ struct rpcrdma_wqe_inline_conns_snap *rpcrdma_wqe_inline_conns_snapshot(void)
 		s->reported = wi->reported;
 		s->max = wi->max;
 		s->attempts = wi->attempts;
-		s->counted = wi->sends;
-		rpcrdma_wqe_inline_sum(wi, s->sends);
+		s->counted = wi->sends_ref;
+		s->ref = wi->sends_ref;
+		if (s->ref)
+			refcount_inc(&s->ref->ref);
 	}
 	spin_unlock(&rpcrdma_wqe_inline_conns_lock);
+
+	for (i = 0; i < snap->n; i++) {
+		s = &snap->conn[i];
+		rpcrdma_wqe_inline_sum(s->ref ? s->ref->pcpu : NULL, s->sends);
+		rpcrdma_wqe_inline_sends_put(s->ref);
+		s->ref = NULL;
+	}
 	return snap;
 }
 
@@ -205,7 +254,7 @@ void rpcrdma_wqe_inline_release(struct rpcrdma_wqe_inline *wi)
 	rpcrdma_wqe_inline_nconns--;
 	spin_unlock(&rpcrdma_wqe_inline_conns_lock);
 	if (trace_rpcrdma_wqe_inline_release_enabled()) {
-		rpcrdma_wqe_inline_sum(wi, sends);
+		rpcrdma_wqe_inline_sum(wi->sends, sends);
 		for (h = RPCRDMA_WQE_INLINE_HOW_INLINE + 1;
 		     h < RPCRDMA_WQE_INLINE_HOW_NR; h++)
 			n_byref += sends[h];

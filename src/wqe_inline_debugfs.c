@@ -9,7 +9,8 @@
  *   devices      one line per RDMA device: its verdict, the memo written
  *                last, the kernel series its driver's source was read
  *                for, and why
- *   memos        one line per device, side and QP shape remembered
+ *   memos        one line per device, side and QP shape remembered, with
+ *                what the shape gets with no inline data (stock's QP)
  *
  * Each file is read from a copy taken when it is opened (the locks are
  * held only to copy: wqe_inline_counters.c, wqe_inline_dev.c), one record
@@ -165,12 +166,17 @@ static int rpcrdma_wqe_inline_memos_show(struct seq_file *m, void *v)
 		memo = &d->memos[i];
 		if (!memo->valid)
 			continue;
-		seq_printf(m, "%s side=%s max_send_wr=%u max_send_sge=%u max_rdma_ctxs=%u want=%u accepted=%u granted=%u uses=%u\n",
+		seq_printf(m, "%s side=%s max_send_wr=%u max_send_sge=%u max_rdma_ctxs=%u want=%u accepted=%u granted=%u uses=%u",
 			   d->name, rpcrdma_wqe_inline_side_name(memo->key.side),
 			   memo->key.max_send_wr, memo->key.max_send_sge,
 			   memo->key.max_rdma_ctxs,
 			   memo->want, memo->accepted, memo->reported,
 			   memo->uses);
+		/* What the shape gets with no inline data: the stock QP */
+		seq_printf(m, " stock_send_wr=%u stock_send_sge=%u stock_write_sge=%u stock_read_sge=%u stock_inline=%u extra_wr=%u\n",
+			   memo->zero.max_send_wr, memo->zero.max_send_sge,
+			   memo->zero.max_write_sge, memo->zero.max_read_sge,
+			   memo->zero.max_inline_data, memo->extra_wr);
 	}
 	return 0;
 }

@@ -1,15 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * rpcrdma-inline: QP creation with as much inline data as the device
- * accepts.
+ * accepts, and never less of anything else than the stock module gets.
  *
  * Only a QP creation tells how much inline data a device accepts per
- * Send WR. So QPs are created asking for inline_size bytes (or what the
- * device accepted before for this side and shape: wqe_inline_dev.c), and
- * for less after each refusal (rpcrdma_wqe_inline_retry()), once a
- * creation with no inline data has shown that the error was about the
- * size. Any other error is returned at once, as from xprtrdma's and svcrdma's
- * one rdma_create_qp() call, and nothing is remembered from that run.
+ * Send WR, and what else it grants with it. The first connection of a
+ * side and QP shape on a device creates its QP asking for no inline
+ * data, as the stock module does, and remembers what the device wrote
+ * back: the send WRs and SGEs, and the RDMA Read and Write SGEs derived
+ * from them, that a QP of ours keeps at least (and, where the send
+ * WQE grows with inline data, at most: rpcrdma_wqe_inline_keep_caps()).
+ * Then it asks for inline_size bytes (or what the device accepted before
+ * for this side and shape: wqe_inline_dev.c), and for less after each
+ * refusal (rpcrdma_wqe_inline_retry()). The steps are
+ * rpcrdma_wqe_inline_neg_step()'s (wqe_inline_sizes.c, unit-tested).
+ * An error that is no refusal fails the creation as it would fail
+ * xprtrdma's and svcrdma's one rdma_create_qp() call, unless a QP
+ * without inline data was made in this negotiation: then the connection
+ * gets one. Nothing is remembered from such a run.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -32,96 +40,79 @@ static int rpcrdma_wqe_inline_try(struct rpcrdma_wqe_inline *wi,
 	return ret;
 }
 
-/* One creation asking @size bytes of inline data, @attr restored first:
- * rdma_create_qp() may change it even when it fails
+/* What a successful creation wrote back: @attr's caps, and the RDMA
+ * Write and Read SGEs that ib_create_qp_kernel() derived from them
  */
-static int rpcrdma_wqe_inline_ask(struct rpcrdma_wqe_inline *wi,
-				  struct rdma_cm_id *id, struct ib_pd *pd,
-				  struct ib_qp_init_attr *attr,
-				  const struct ib_qp_init_attr *orig, u32 size)
+static void rpcrdma_wqe_inline_got(const struct ib_qp *qp,
+				   const struct ib_qp_init_attr *attr,
+				   struct rpcrdma_wqe_inline_caps *got)
 {
-	*attr = *orig;
-	attr->cap.max_inline_data = size;
-	return rpcrdma_wqe_inline_try(wi, id, pd, attr, size);
+	got->max_send_wr = attr->cap.max_send_wr;
+	got->max_send_sge = attr->cap.max_send_sge;
+	got->max_write_sge = qp->max_write_sge;
+	got->max_read_sge = qp->max_read_sge;
+	got->max_inline_data = attr->cap.max_inline_data;
 }
 
-/* Asks for inline data from @first down while the device refuses the
- * size; on success @size is the size accepted. The first error that may
- * be a refusal is checked once by a creation with no inline data: the
- * errors drivers refuse a size with (-EINVAL, mlx5's -ENOMEM) also come
- * from ib_modify_qp() to INIT, caps out of range and firmware, and a
- * smaller size would not help those. If that creation fails too, the
- * error is returned as it is; if it succeeds, that QP is kept when
- * nothing but 0 is left to ask, else destroyed and the sizes walked.
+/* Creations from @n's first ask until one is kept
+ * (rpcrdma_wqe_inline_neg_step()), all of @attr restored before every
+ * attempt: rdma_create_qp() may change it even when it fails
+ * (rdma_rw_init_qp() grows max_send_wr), and drivers write their caps
+ * back.
  * Return: 0, or the error of the last attempt.
  */
 static int rpcrdma_wqe_inline_negotiate(struct rpcrdma_wqe_inline *wi,
 					struct rdma_cm_id *id, struct ib_pd *pd,
 					struct ib_qp_init_attr *attr,
-					const struct rpcrdma_wqe_inline_verdict *verdict,
-					u32 first, u32 *size)
+					struct rpcrdma_wqe_inline_neg *n)
 {
+	const char *dev = dev_name(&id->device->dev);
 	const char *side = rpcrdma_wqe_inline_side_name(wi->side);
 	struct ib_qp_init_attr orig = *attr;
-	unsigned int nomem = 0;
-	bool checked = false;
-	int ret, err;
-	u32 next;
+	struct rpcrdma_wqe_inline_caps got = {};
+	enum rpcrdma_wqe_inline_act act;
+	u32 size;
+	int ret;
 
-	*size = first;
 	for (;;) {
-		ret = rpcrdma_wqe_inline_ask(wi, id, pd, attr, &orig, *size);
+		size = n->size;
+		*attr = orig;
+		attr->cap.max_inline_data = size;
+		if (size)
+			attr->cap.max_send_wr += n->extra_wr;
+		ret = rpcrdma_wqe_inline_try(wi, id, pd, attr, size);
 		if (!ret)
+			rpcrdma_wqe_inline_got(id->qp, attr, &got);
+		act = rpcrdma_wqe_inline_neg_step(n, ret, &got);
+		if (act == RPCRDMA_WQE_INLINE_KEEP)
 			return 0;
-		if (!rpcrdma_wqe_inline_retry(verdict->driver, *size, ret,
-					      &nomem, &next))
+		if (act == RPCRDMA_WQE_INLINE_FAIL)
 			break;
-		if (!checked) {
-			err = ret;
-			ret = rpcrdma_wqe_inline_ask(wi, id, pd, attr, &orig, 0);
-			if (ret) {
-				pr_warn_ratelimited("%s: %s QP creation failed asking %u bytes of inline data (error %d) and also asking none (error %d): not a refusal of the size, so not retried smaller\n",
-						    dev_name(&id->device->dev),
-						    side, *size, err, ret);
-				return ret;
-			}
-			checked = true;
-			if (!next) {
-				*size = 0;
-				return 0;
-			}
+		if (!ret)
 			rdma_destroy_qp(id);
-		}
-		*size = next;
+		if (n->err && !n->size)
+			pr_warn_ratelimited("%s: %s QP creation failed asking %u bytes of inline data (attempt %u): error %d, not a refusal of the size; one without inline data was made before, so the connection gets one\n",
+					    dev, side, size, wi->attempts,
+					    n->err);
+		else if (!ret && size && !n->size)
+			pr_warn_ratelimited("%s: %s QP with %u bytes of inline data got fewer send WRs or SGEs than without (%u/%u/%u/%u against %u/%u/%u/%u: WRs, send, Write, Read SGEs): made again without inline data\n",
+					    dev, side, size, got.max_send_wr,
+					    got.max_send_sge, got.max_write_sge,
+					    got.max_read_sge, n->zero.max_send_wr,
+					    n->zero.max_send_sge,
+					    n->zero.max_write_sge,
+					    n->zero.max_read_sge);
 	}
-	if (!*size)
-		/* Refused without inline data, once accepted: the connection fails */
-		pr_warn_ratelimited("%s: %s QP creation failed at every inline data size from %u bytes down to 0 (%u attempts): error %d\n",
-				    dev_name(&id->device->dev), side, first,
-				    wi->attempts, ret);
+	if (!size && n->check_err && !n->zero_made)
+		pr_warn_ratelimited("%s: %s QP creation failed asking %u bytes of inline data (error %d) and also asking none (error %d): not a refusal of the size, so not retried smaller\n",
+				    dev, side, n->check_size, n->check_err, ret);
+	else if (!size)
+		pr_warn_ratelimited("%s: %s QP creation failed asking no inline data, as the stock module's would (attempt %u): error %d\n",
+				    dev, side, wi->attempts, ret);
 	else
 		pr_warn_ratelimited("%s: %s QP creation failed asking %u bytes of inline data (attempt %u): error %d, not a refusal of the size, so not retried smaller\n",
-				    dev_name(&id->device->dev), side, *size,
-				    wi->attempts, ret);
+				    dev, side, size, wi->attempts, ret);
 	return ret;
-}
-
-/* A driver may make room for inline data by growing the send WQE, and
- * report that room back as more send SGEs (rxe: max(SGEs * 16, inline
- * bytes) / 16, so svcrdma's 5 become 16 at 256 bytes). ib_create_qp()
- * takes the number written back as the QP's max_write_sge and
- * max_read_sge, and rdma_rw would then build svcrdma's chunk RDMA Writes
- * and Reads in larger WRs than without inline data: on rxe, fewer
- * acknowledged points in each Write chunk, and more of them ending in
- * the retry limit on a lossy wire. Keep all three at what the ULP asked.
- */
-static void rpcrdma_wqe_inline_keep_sges(struct ib_qp *qp,
-					 struct ib_qp_init_attr *attr,
-					 u32 asked)
-{
-	qp->max_write_sge = min(qp->max_write_sge, asked);
-	qp->max_read_sge = min(qp->max_read_sge, asked);
-	attr->cap.max_send_sge = min(attr->cap.max_send_sge, asked);
 }
 
 /* A RoCE server's QP takes its path MTU from the client's CM REQ
@@ -149,22 +140,31 @@ static int rpcrdma_wqe_inline_path_mtu_over(struct rdma_cm_id *id)
 }
 
 /* A server connection whose path MTU this port cannot send is refused
- * (-EMSGSIZE: svc_rdma_accept() then rejects it, and the client's mount
- * fails) while inline data is asked for; with inline_size=0 it is
- * accepted as the stock module does. Logged either way.
+ * on rxe, whatever inline_size is (-EMSGSIZE: svc_rdma_accept() then
+ * rejects it, and the client's mount fails at once): there the stall
+ * was traced. Elsewhere it is only logged, and accepted as the stock
+ * module accepts it: mlx5 checks a path MTU only against 256..4096 and
+ * hands it to its firmware (__mlx5_ib_modify_qp(), qp.c), and no other
+ * driver's source read shows what its hardware does with one above the
+ * port's active MTU.
  */
-static int rpcrdma_wqe_inline_check_path(struct rdma_cm_id *id, u32 want)
+static int rpcrdma_wqe_inline_check_path(struct rdma_cm_id *id)
 {
 	int port_mtu = rpcrdma_wqe_inline_path_mtu_over(id);
+	bool refuse = id->device->ops.driver_id == RDMA_DRIVER_RXE;
+	const char *what;
 
 	if (!port_mtu)
 		return 0;
-	pr_warn_ratelimited("%s: %pISpc asks a path MTU of %d bytes, more than this port's active MTU of %d bytes (its netdev's): RDMA packets that long cannot leave this host, %s. Give both NICs the same MTU\n",
+	if (refuse)
+		what = "RDMA packets that long cannot leave, so the connection is refused";
+	else
+		what = "yet it is accepted, as by the stock module; longer packets may not arrive";
+	pr_warn_ratelimited("%s: %pISpc asks a path MTU of %d bytes, more than this port's active MTU of %d bytes (its netdev's): %s. Give both NICs the same MTU\n",
 			    dev_name(&id->device->dev), &id->route.addr.dst_addr,
 			    ib_mtu_enum_to_int(id->route.path_rec->mtu), port_mtu,
-			    want ? "so the connection is refused" :
-			    "yet it is accepted (inline_size=0: as the stock module does) and will stall at its first longer packet");
-	return want ? -EMSGSIZE : 0;
+			    what);
+	return refuse ? -EMSGSIZE : 0;
 }
 
 /**
@@ -176,23 +176,24 @@ static int rpcrdma_wqe_inline_check_path(struct rdma_cm_id *id, u32 want)
  * @side: server or client
  *
  * Stands in for rdma_create_qp(). Where the policy allows inline data
- * on the device's driver (rpcrdma_wqe_inline_decide()), asks for the
- * configured inline size, or the driver's known limits below it, and
- * steps down after each refusal (-EINVAL, or mlx5's -ENOMEM, bounded:
- * rpcrdma_wqe_inline_retry()), restoring all of @attr before every
- * attempt (rdma_create_qp() may change it even when it fails). The first
- * such error is a refusal only if a creation with no inline data then
- * succeeds; if that fails too, its error is returned and nothing is
- * remembered. Any other error is returned at once. With nothing to ask for (inline_size=0, the
- * side switched off, or the driver off), it is exactly one
- * rdma_create_qp() call with @attr as given. On success @attr holds what
- * the device wrote back, as after rdma_create_qp(), except that a QP
- * with inline data keeps the send SGEs asked (the QP's read and write SGE
- * limits too, see rpcrdma_wqe_inline_keep_sges()), and @wi is listed in
- * debugfs. On the server, a RoCE connection whose path MTU is larger than
- * the port's active MTU is refused before any creation while the server
- * asks for inline data, and only logged with inline_size=0
- * (rpcrdma_wqe_inline_check_path()).
+ * on the device's driver (rpcrdma_wqe_inline_decide()), negotiates the
+ * inline size (rpcrdma_wqe_inline_neg_step()): once per device, side
+ * and QP shape a creation with no inline data, to learn what the stock
+ * module's QP gets; then the configured inline size, or the driver's
+ * known limits below it, stepping down after each refusal (-EINVAL, or
+ * mlx5's -ENOMEM, bounded: rpcrdma_wqe_inline_retry()), with all of
+ * @attr restored before every attempt. An error that is no refusal is
+ * returned, unless a QP without inline data was made in this
+ * negotiation: then the connection gets one. With nothing to ask for
+ * (inline_size=0, the side switched off, or the driver off), it is
+ * exactly one rdma_create_qp() call with @attr as given. On success
+ * @attr holds what the device wrote back, as after rdma_create_qp(),
+ * except that a QP with inline data keeps the send SGEs, and the QP the
+ * RDMA Write and Read SGEs, that the shape gets with none
+ * (rpcrdma_wqe_inline_keep_caps()); and @wi is listed in debugfs. On
+ * the server, a RoCE connection whose path MTU is larger than the
+ * port's active MTU is refused before any creation on rxe, and only
+ * logged elsewhere (rpcrdma_wqe_inline_check_path()).
  *
  * Return: 0, -EMSGSIZE for a path MTU refused, or the error of the last
  * attempt (logged, rate-limited, when sizes were negotiated).
@@ -205,13 +206,15 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 	u32 want = rpcrdma_wqe_inline_want(side);
 	struct rpcrdma_wqe_inline_verdict verdict;
 	struct rpcrdma_wqe_inline_memo_key key = {};
+	struct rpcrdma_wqe_inline_caps got, keep;
 	struct rpcrdma_wqe_inline_memo memo;
+	struct rpcrdma_wqe_inline_neg n;
 	bool negotiated;
-	u32 first = 0, size;
+	u32 size;
 	int ret;
 
 	if (side == RPCRDMA_WQE_INLINE_SERVER) {
-		ret = rpcrdma_wqe_inline_check_path(id, want);
+		ret = rpcrdma_wqe_inline_check_path(id);
 		if (ret)
 			return ret;
 	}
@@ -235,36 +238,47 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 			.max_rdma_ctxs	= attr->cap.max_rdma_ctxs,
 		};
 		rpcrdma_wqe_inline_memo_get(id->device, &key, &memo);
-		first = rpcrdma_wqe_inline_first_size(verdict.driver, want,
-						      &memo);
-		ret = rpcrdma_wqe_inline_negotiate(wi, id, pd, attr, &verdict,
-						   first, &size);
+		rpcrdma_wqe_inline_neg_start(&n, verdict.driver, want, &memo);
+		ret = rpcrdma_wqe_inline_negotiate(wi, id, pd, attr, &n);
+		size = n.size;
 	}
 	if (ret) {
 		rpcrdma_wqe_inline_counters_free(wi);
 		return ret;
 	}
 
-	if (negotiated && size)
-		rpcrdma_wqe_inline_keep_sges(id->qp, attr, key.max_send_sge);
 	wi->asked = size;
 	wi->reported = attr->cap.max_inline_data;
+	wi->max_sge = attr->cap.max_send_sge;
+	if (negotiated && size) {
+		rpcrdma_wqe_inline_got(id->qp, attr, &got);
+		rpcrdma_wqe_inline_keep_caps(&n.zero, &got, &keep);
+		attr->cap.max_send_sge = keep.max_send_sge;
+		id->qp->max_write_sge = keep.max_write_sge;
+		id->qp->max_read_sge = keep.max_read_sge;
+		wi->max_sge = keep.max_send_sge;
+	}
 	/* What the verdict gives the connection: set here only */
 	wi->max = negotiated ?
-		rpcrdma_wqe_inline_usable(verdict.driver, size, wi->reported) : 0;
+		rpcrdma_wqe_inline_usable(verdict.driver, want, size,
+					  wi->reported) : 0;
 	wi->no_inv = verdict.driver && verdict.driver->no_inv;
 	wi->behind_reg = verdict.behind_reg;
 
 	if (negotiated) {
 		/* Refused at every size above 0: every Send by reference */
-		if (!size && wi->attempts > 1)
+		if (!size && !wi->max && n.first && n.refusals_only &&
+		    !n.short_caps)
 			pr_info_ratelimited("%s: %s QP created without inline data: the device refused every size from %u bytes down (%u attempts)\n",
 					    dev_name(&id->device->dev),
 					    rpcrdma_wqe_inline_side_name(side),
-					    first, wi->attempts);
-		/* Every failure of this run was a refusal (else it returned) */
-		rpcrdma_wqe_inline_memo_set(id->device, &key, want, size,
-					    wi->reported);
+					    n.first, wi->attempts);
+		/* Only from a run whose failures were all refusals */
+		if (n.refusals_only)
+			rpcrdma_wqe_inline_memo_set(id->device, &key, want,
+						    size, wi->reported,
+						    &n.zero,
+						    size ? n.extra_wr : 0);
 	}
 
 	memcpy(&wi->peer, &id->route.addr.dst_addr, sizeof(wi->peer));

@@ -10,14 +10,17 @@
 /* A Reply is pulled up into one SGE only below this size */
 static_assert(RPCRDMA_WQE_INLINE_SERVER_MAX + 1 == RPCRDMA_PULLUP_THRESH);
 
-/* The eligibility rule on a Reply: its SGEs in the header buffer @buf */
+/* The eligibility rule on a Reply: its SGEs in the header buffer @buf,
+ * no more of them than the QP grants
+ */
 static int rpcrdma_wqe_inline_svc_map(struct svc_rdma_send_ctxt *ctxt,
 				      const struct rpcrdma_wqe_inline_buf *buf,
-				      u32 max)
+				      const struct rpcrdma_wqe_inline *wi)
 {
 	return rpcrdma_wqe_inline_map_sges(ctxt->sc_sges,
 					   ctxt->sc_send_wr.num_sge, buf, 1,
-					   max, &ctxt->sc_wqe_inline_sge, 1);
+					   wi->max, &ctxt->sc_wqe_inline_sge,
+					   min(1U, wi->max_sge));
 }
 
 /*
@@ -57,7 +60,7 @@ rpcrdma_wqe_inline_svc_prepare(struct svcxprt_rdma *rdma,
 		how = RPCRDMA_WQE_INLINE_HOW_UNPULLED;
 	else
 		how = rpcrdma_wqe_inline_how_of(rpcrdma_wqe_inline_svc_map(ctxt, &buf,
-									   wi->max));
+									   wi));
 	if (how == RPCRDMA_WQE_INLINE_HOW_INLINE) {
 		send_wr->sg_list = &ctxt->sc_wqe_inline_sge;
 		send_wr->send_flags |= IB_SEND_INLINE;

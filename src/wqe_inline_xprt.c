@@ -27,7 +27,7 @@ static void rpcrdma_wqe_inline_regbuf(struct rpcrdma_regbuf *rb,
  * wi->behind_reg) or it is alone, no SGE points into a mapped page
  * (sc_unmap_count is zero, so every SGE lies in the transport header
  * buffer rl_rdmabuf or the pulled-up message in rl_sendbuf), and it fits
- * in what the QP was granted; the inline SGEs then carry kernel virtual
+ * in what the QP was granted, in bytes and SGEs; the inline SGEs then carry kernel virtual
  * addresses, while the send context's SGEs keep the DMA addresses.
  * Otherwise it goes by reference, for the first of those that failed
  * (off, chained, pages, large). sg_list and send_flags are set afresh on
@@ -62,7 +62,8 @@ rpcrdma_wqe_inline_xprt_prepare(struct rpcrdma_ep *ep, struct rpcrdma_req *req,
 						     bufs, ARRAY_SIZE(bufs),
 						     wi->max,
 						     req->rl_wqe_inline_sge,
-						     ARRAY_SIZE(req->rl_wqe_inline_sge));
+						     min_t(u32, wi->max_sge,
+							   ARRAY_SIZE(req->rl_wqe_inline_sge)));
 		how = rpcrdma_wqe_inline_how_of(mapped);
 	}
 	if (how == RPCRDMA_WQE_INLINE_HOW_INLINE) {

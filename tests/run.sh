@@ -9,7 +9,8 @@
 #                        60 minutes on a fresh 2-core machine: quick, the
 #                        builds of 6.12.113 and 7.3, the packaging tests,
 #                        the 7.3 guest, and two machines: our client
-#                        against a stock server on 6.1, NFSv4.2
+#                        against a stock server on 6.1, NFSv4.2; and the
+#                        compile against each vendor kernel kit (kits)
 #   tests/run.sh full    check and the rest of the one-guest suite: builds
 #                        for Debian 13's 6.12, Debian 12's 6.12 and 7.2; the
 #                        other phases of the 6.1 and 7.3 guests, Debian 13's
@@ -52,8 +53,11 @@ quick=(unit style hooks bad-input package-names bench-input build-6.1 guest-6.1)
 # A pair is pair-SERVER_SERIES-MODULE-CLIENT_SERIES-MODULE (tests/test-pair.sh)
 check=(unit style hooks bad-input package-names bench-input build-6.1 build-6.12.113 build-7.3 packaging
 	pair-6.1-stock-6.1-ours guest-6.1 guest-7.3)
+# A compile against each vendor kernel's build kit (../shared/kernels:
+# RHEL 8.10, 9.6, 10.0, Ubuntu 22.04's 5.15 and 6.8 HWE), about 20 s of CPU each
+check+=(kits)
 full=("${check[@]}" build-6.12+deb13 build-6.12 build-7.2 packaging-upgrade
-	guest-install pair-6.1-ours-6.1-stock pair-6.1-ours-6.1-ours pair-6.1-stock-6.1-stock
+	guest-install guest-install-sig guest-load-fallback pair-6.1-ours-6.1-stock pair-6.1-ours-6.1-ours pair-6.1-stock-6.1-stock
 	pair-7.3-ours-6.1-ours pair-6.1-ours-7.3-ours pair-6.1-ours-6.1-ours-bench guest-6.1-more guest-7.3-more guest-6.12+deb13)
 # The guests that full has not go first, the debug ones (the longest) at
 # their head: the debug kernel's phases in two guests side by side (each
@@ -83,6 +87,8 @@ wire_faults+=(pair-6.1-ours-6.1-stock-mtu9000)
 extra=(pair-7.3-stock-6.1-ours pair-6.1-stock-7.3-ours pair-7.3-ours-6.1-stock pair-6.1-ours-7.3-stock
 	"${wire_faults[@]}"
 	pair-6.1-ours-6.1-ours-scale faults-7.3 faults-6.1 faults-6.12+deb13 all-kernels bench-delay)
+# A kernel's installation never fails because of us (dkms 3.0 and 3.2)
+extra+=(kernel-hooks-bookworm kernel-hooks-trixie)
 deep=("${extra_guests[@]}" "${full[@]}" "${extra[@]}")
 # How many QEMUs run in the background at once (a pair is two). Check
 # starts its pair and two guests at once beside its three builds: a pair
@@ -112,12 +118,21 @@ command_of() {
 	bench-input) echo "$here/test-bench-input.sh" ;;
 	# Each hook's variants on the shapes of tests/hooks/fixtures
 	hooks) echo "$here/test-hooks.sh" ;;
+	# The project compiled against each vendor kernel build kit (W=1)
+	kits) echo "$here/test-kits.sh" ;;
 	build-*) echo "$here/test-build.sh ${1#build-}" ;;
 	# Every Debian kernel of the supported series that apt offers
 	all-kernels) echo "$here/test-all-kernels.sh" ;;
 	# The README's install command on a fresh Debian 12 guest (DKMS builds
 	# in the guest: the longest guest, so it starts first)
 	guest-install) echo "$here/packaging/test-install-script.sh" ;;
+	# The same on Debian 12's 6.12 booted with module.sig_enforce=1 and
+	# without pahole: pahole installed, ours refused, the stock module
+	# loaded at modprobe and at nfsd's start, NFS over RDMA up
+	guest-install-sig) echo "$here/packaging/test-install-script.sh sig-enforce" ;;
+	# modprobe rpcrdma when the kernel refuses ours, on Debian 13 (dkms 3.2
+	# moves the stock module into original_module/), module.sig_enforce=1
+	guest-load-fallback) echo "$here/packaging/test-load-fallback.sh" ;;
 	# The size negotiation, the server-only measurement and the Send size
 	# table on 6.1 only, the bench's smoke run on Debian 13's 6.12 only:
 	# each costs minutes under TCG, and they exercise our code, not the
@@ -161,6 +176,7 @@ command_of() {
 	bench-delay) echo "$here/bench/delay.sh 6.1" ;;
 	packaging) echo "$here/packaging/run.sh" ;;
 	packaging-upgrade) echo "$here/packaging/test-upgrade.sh" ;;
+	kernel-hooks-bookworm | kernel-hooks-trixie) echo "$here/packaging/test-kernel-hooks.sh ${1#kernel-hooks-}" ;;
 	*) return 1 ;;
 	esac
 }
@@ -238,9 +254,17 @@ done
 mkdir -p "$logs"
 passed=0
 failed=0
+notrun=()
 start=$SECONDS
 
 report() { # NAME STATUS SECONDS
+	if [ "$2" -eq 77 ]; then
+		# Nothing to run it on (tests/test-kits.sh without kits): not a pass
+		notrun+=("$1")
+		echo "# $1: not run ($3 s)"
+		grep -E '^# .*not run' "$logs/$1.log" | head -n 10 | sed 's/^/#   /' || true
+		return
+	fi
 	if [ "$2" -eq 0 ]; then
 		passed=$((passed + 1))
 		echo "ok $((passed + failed)) - $1 ($3 s)"
@@ -252,7 +276,7 @@ report() { # NAME STATUS SECONDS
 		{ grep -E '^not ok|rpcrdma-inline:|error' "$logs/$1.log" || true; } | head -n 20 | sed 's/^/#   /'
 		tail -n 15 "$logs/$1.log" | sed 's/^/#   /'
 	fi
-	grep -E '^# ' "$logs/$1.log" | grep -E 'took|Sends|granted|attempts|faults' |
+	grep -E '^# ' "$logs/$1.log" | grep -E 'took|Sends|granted|attempts|faults|not run' |
 		head -n 30 | sed 's/^/#   /' || true
 }
 
@@ -326,5 +350,6 @@ for t in "${guests[@]}"; do
 	report "$t" "$rc" "$secs"
 done
 echo "# suite took $((SECONDS - start)) s; logs in $logs"
+[ ${#notrun[@]} -eq 0 ] || echo "# not run (neither passed nor failed): ${notrun[*]}"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,13 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Each hook's variants, chosen by what a source holds, on the shapes no
-# Debian package carries: for each fixture in tests/hooks/fixtures (only
+# Debian package carries (OFED, DOCA, upstream, RHEL and Ubuntu 22.04
+# kernels): for each fixture in tests/hooks/fixtures (only
 # the lines the hooks need, read from public copies of xprtrdma, named in
 # its EXPECT file; FILE.excerpt stands for FILE), scripts/select-hooks.sh picks exactly the variants
 # that EXPECT lists, and scripts/apply-hooks.sh applies them all with no
 # fuzz (no Debian kernel has these shapes: on a kernel whose series and
 # variants no line of src/hooks/TESTED names, the build says UNTESTED,
-# tests/test-bad-input.sh). And every variant is used by some fixture or Debian kernel (the
+# tests/test-bad-input.sh); a fixture whose EXPECT says "refused: SHAPE"
+# is refused by that name of src/hooks/REFUSED, choosing nothing. And every variant is used by some fixture or Debian kernel (the
 # variants of Debian's kernels are on the lines of src/hooks/TESTED).
 # Runs on the host, in seconds.
 set -euo pipefail
@@ -28,10 +30,23 @@ for fixture in "$REPO"/tests/hooks/fixtures/*/; do
 		mkdir -p "$fx/$(dirname "$f")"
 		cp "$fixture/$f" "$fx/${f%.excerpt}"
 	done
-	used="$used
-$(tr ' ' '\n' <<<"$want")"
 	rc=0
 	"$REPO/scripts/select-hooks.sh" "$REPO/src/hooks" "$fx" >"$work/chosen" 2>"$work/err" || rc=$?
+	# A shape src/hooks/REFUSED names: refused by name, nothing chosen
+	if [[ $want == refused:* ]]; then
+		shape=${want#refused: }
+		if [ "$rc" -ne 0 ] && [ ! -s "$work/chosen" ] &&
+			grep -qF "has the shape of $shape " "$work/err" &&
+			grep -qF "Nothing was built" "$work/err"; then
+			tap_ok "$name: refused by name ($shape), before any hook is tried"
+		else
+			cat "$work/err" "$work/chosen"
+			tap_fail "$name: refused as $shape (exit $rc)"
+		fi
+		continue
+	fi
+	used="$used
+$(tr ' ' '\n' <<<"$want")"
 	got=$(awk '{ print $1 "=" $2 }' "$work/chosen" | paste -sd' ')
 	if [ "$rc" -eq 0 ] && [ "$got" = "$want" ]; then
 		tap_ok "$name: one variant of each hook fits: $got"

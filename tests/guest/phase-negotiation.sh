@@ -12,10 +12,11 @@
 
 # name limit report | expected: asked, max (bytes that may go inline: the
 # smaller of asked and what the device reported), attempts of the first
-# connection: after the first refusal one creation asks for no inline
-# data, to tell a refusal of the size from another failure (it succeeds
-# and is destroyed), so a refusing device takes one more attempt than its
-# sizes and refuses attempts - 2 per side
+# connection: the first creation of a side and shape asks for no inline
+# data (what the stock module's QP gets, the least ours keeps; it
+# succeeds and is destroyed, and it also shows that a later refusal is
+# about the size), then the sizes, so a refusing device takes one more
+# attempt than its sizes and refuses attempts - 2 per side
 while read -r name limit report asked granted attempts; do
 	rdma link delete rxe0
 	rdma link add rxe0 type rxe netdev dummy0
@@ -49,23 +50,23 @@ while read -r name limit report asked granted attempts; do
 done <<'ROWS'
 rxe-101 101 0 96 96 12
 rxe-0 0 0 0 0 18
-reports-less 1024 64 256 64 1
+reports-less 1024 64 256 64 2
 ROWS
 
 # A device that refuses every RC QP creation, even one asking for no
-# inline data (inline_limit.ko refuse_all=1): the client asks the full
-# size, then once for none; that failing too, the error is no refusal of
-# the size: it gives up with the device's error at once and logs it,
-# remembering nothing; the mount fails at once (the mount's NULL ping is soft and
-# fails on a connect error; retry=0 stops mount.nfs from retrying).
-# Nothing stays listed, and once the device is unwrapped a mount works.
-# rxe0 is added again first, as for the rows, so that no memo shortens
-# the negotiation.
+# inline data (inline_limit.ko refuse_all=1): with no memo, the client's
+# first creation asks for none, as the stock module's; that failing, the
+# error is returned at once, as from the stock module, and logged,
+# remembering nothing; the mount fails at once (the mount's NULL ping is
+# soft and fails on a connect error; retry=0 stops mount.nfs from
+# retrying). Nothing stays listed, and once the device is unwrapped a
+# mount works. rxe0 is added again first, as for the rows, so that no
+# memo shortens the negotiation.
 rdma link delete rxe0
 rdma link add rxe0 type rxe netdev dummy0
 ra_want=$(cat /sys/module/rpcrdma/parameters/inline_size)
-# One negotiation: the full size, then none
-ra_tries=2
+# One creation per connect: none asked
+ra_tries=1
 insmod "$GUEST_MODULES/inline_limit.ko" refuse_all=1
 ra_t=$SECONDS ra_rc=0
 timeout 120 mount -t nfs -o "vers=3,proto=rdma,port=$NFS_RDMA_PORT,retry=0" \
@@ -78,20 +79,22 @@ if mountpoint -q /mnt; then
 	umount /mnt
 fi
 ra_refused=$(cat /sys/module/inline_limit/parameters/refused)
-log "refuse_all: QP creations refused $ra_refused, passed $(cat /sys/module/inline_limit/parameters/created)"
-check "refuse_all: the device refused $ra_refused QP creations, $ra_tries per connect (the full size, then none)" \
+log "refuse_all: QP creations refused $ra_refused, passed $(cat /sys/module/inline_limit/parameters/created), asks $(cat /sys/module/inline_limit/parameters/asks)"
+check "refuse_all: the device refused $ra_refused QP creations, $ra_tries per connect (none asked)" \
 	test "$ra_refused" -ge "$ra_tries" -a $((ra_refused % ra_tries)) = 0
+check "refuse_all: every creation asked no inline data" \
+	bash -c "! tr ',' '\n' </sys/module/inline_limit/parameters/asks | grep -qv '^0$'"
 check "refuse_all: nothing is remembered for rxe0" \
 	bash -c "! grep -q '^rxe0 ' /sys/kernel/debug/rpcrdma_inline/memos"
 check "refuse_all: no connection stays listed" conns_gone
-ra_line="rpcrdma: rxe0: client QP creation failed asking $ra_want bytes of inline data (error -22) and also asking none (error -22): not a refusal of the size, so not retried smaller"
+ra_line="rpcrdma: rxe0: client QP creation failed asking no inline data, as the stock module's would (attempt 1): error -22"
 log "refuse_all: dmesg: $(dmesg | grep 'QP creation failed' | tail -n 1)"
 check "refuse_all: the kernel log says why: $ra_line" \
 	grep -qF "$ra_line" <<<"$(dmesg)"
 check "refuse_all: rmmod inline_limit" rmmod inline_limit
 nfs_mount 3 /mnt
-check "after refuse_all: the client asked $ra_want at the first attempt" \
-	test "$(conn_field client asked) $(conn_field client attempts)" = "$ra_want 1"
+check "after refuse_all: the client asked none, then $ra_want (nothing was remembered)" \
+	test "$(conn_field client asked) $(conn_field client attempts)" = "$ra_want 2"
 check "after refuse_all: data compares equal" data_roundtrip /mnt 1
 nfs_umount /mnt
 conns_gone || true

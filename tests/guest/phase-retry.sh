@@ -5,11 +5,13 @@
 # creation that fails with an error that is no refusal of the inline data
 # size (-EIO, as from firmware) is returned at once, as from the stock
 # module, with no smaller ask; nothing is remembered from it; the
-# connection comes up on its retry at the full size, and so does the next
-# one on the device. tests/modules/inline_limit.ko fail_create=1
+# connection comes up on its retry, and the next one on the device at the
+# full size at once. tests/modules/inline_limit.ko fail_create=1
 # fail_errno=5 fails the first RC QP creation (the client's) with -EIO
 # before rxe sees it, and records every RC QP creation's ask (asks).
-# rxe0 is added again first, so that no memo from earlier phases applies.
+# rxe0 is added again first, so that no memo from earlier phases applies:
+# the first creation of each side and shape asks for no inline data (what
+# the stock module's QP gets, the least ours keeps), then the full size.
 
 rt_p=/sys/module/inline_limit/parameters
 rt_memos=/sys/kernel/debug/rpcrdma_inline/memos
@@ -18,12 +20,12 @@ rdma link add rxe0 type rxe netdev dummy0
 rt_want=$(cat /sys/module/rpcrdma/parameters/inline_size)
 insmod "$GUEST_MODULES/inline_limit.ko" fail_create=1 fail_errno=5
 
-# Every ask recorded is the full size (none smaller), and there are at
-# least $1 of them
+# Every ask recorded is 0 or the full size (none in between), and there
+# are at least $1 of them
 rt_asks_full() {
 	local a n=0
 	for a in $(tr ',' ' ' <"$rt_p/asks"); do
-		[ "$a" = "$rt_want" ] || return 1
+		[ "$a" = "$rt_want" ] || [ "$a" = 0 ] || return 1
 		n=$((n + 1))
 	done
 	[ "$n" -ge "$1" ]
@@ -39,9 +41,9 @@ timeout 120 mount -t nfs -o "vers=3,proto=rdma,port=$NFS_RDMA_PORT,retry=0" \
 log "retry: mount with the first creation failing -EIO exited $rt_rc: $(tr '\n' ' ' </tmp/retry.err)"
 log "retry: asks $(cat "$rt_p/asks"), failed $(cat "$rt_p/failed"), refused $(cat "$rt_p/refused"), created $(cat "$rt_p/created"), max_asked $(cat "$rt_p/max_asked")"
 check "retry: one creation failed with -EIO" test "$(cat "$rt_p/failed")" = 1
-check "retry: the failing creation asked the full size, $rt_want, and no smaller ask followed it" \
-	rt_asks_full 1
-rt_line="rpcrdma: rxe0: client QP creation failed asking $rt_want bytes of inline data (attempt 1): error -5, not a refusal of the size, so not retried smaller"
+check "retry: the failing creation asked none, as the stock module's, and no other ask came before the next connect" \
+	test "$(cut -d, -f1 "$rt_p/asks")" = 0
+rt_line="rpcrdma: rxe0: client QP creation failed asking no inline data, as the stock module's would (attempt 1): error -5"
 check "retry: the kernel log says: $rt_line" grep -qF "$rt_line" <<<"$(dmesg)"
 if mountpoint -q /mnt; then
 	log "retry: the kernel connected again by itself: the mount is up"
@@ -51,13 +53,13 @@ else
 	nfs_mount 3 /mnt
 fi
 log "retry: $(tr '\n' ';' <"$CONNS") memos: $(tr '\n' ';' <"$rt_memos")"
-check "retry: the client's connection came up at the full size, at its first attempt" \
-	test "$(conn_field client asked) $(conn_field client attempts)" = "$rt_want 1"
+check "retry: the client's connection came up at the full size: none, then $rt_want" \
+	test "$(conn_field client asked) $(conn_field client attempts)" = "$rt_want 2"
 check "retry: the server's too" \
-	test "$(conn_field server asked) $(conn_field server attempts)" = "$rt_want 1"
+	test "$(conn_field server asked) $(conn_field server attempts)" = "$rt_want 2"
 check "retry: max_asked is the full size, $rt_want" test "$(cat "$rt_p/max_asked")" = "$rt_want"
-check "retry: every ask so far was the full size (the failed one, the retry, the server's)" \
-	rt_asks_full 3
+check "retry: every ask so far was none or the full size (the failed one, the retry's two, the server's two)" \
+	rt_asks_full 5
 check "retry: the device refused nothing" test "$(cat "$rt_p/refused")" = 0
 check "retry: data compares equal" data_roundtrip /mnt 1
 check "retry: the client's memo on rxe0 is the full size" \
@@ -70,7 +72,7 @@ nfs_mount 3 /mnt
 log "retry, next connection: $(tr '\n' ';' <"$CONNS") asks $(cat "$rt_p/asks")"
 check "retry: the next connection on rxe0 asks the full size, at its first attempt" \
 	test "$(conn_field client asked) $(conn_field client attempts)" = "$rt_want 1"
-check "retry: still no ask below the full size" rt_asks_full 5
+check "retry: still no ask between none and the full size" rt_asks_full 6
 nfs_umount /mnt
 conns_gone || true
 check "retry: rmmod inline_limit" rmmod inline_limit
@@ -78,21 +80,18 @@ check "retry: rmmod inline_limit" rmmod inline_limit
 # An error of the driver's refusal kind that is not about the size:
 # -EINVAL at every size (as from ib_modify_qp() to INIT, or caps out of
 # range), then -ENOMEM at every size on a device that says it is mlx5
-# (whose -ENOMEM may be a refusal: rpcrdma_wqe_inline_retry()). Each
-# connect asks the full size, then once for none, and stops there: no
-# walk down the sizes, nothing remembered, the error logged as such.
-# rt_pairs: the asks recorded are "full size, 0" pairs, at least one
-rt_pairs() {
+# (whose -ENOMEM may be a refusal: rpcrdma_wqe_inline_retry()). With no
+# memo, each connect's first creation asks for no inline data, as the
+# stock module's: it fails, and that ends it, with no other ask, nothing
+# remembered, the error logged.
+# rt_zeros: the asks recorded are all 0, at least one
+rt_zeros() {
 	local a i=0
 	for a in $(tr ',' ' ' <"$rt_p/asks"); do
-		if [ $((i % 2)) = 0 ]; then
-			[ "$a" = "$rt_want" ] || return 1
-		else
-			[ "$a" = 0 ] || return 1
-		fi
+		[ "$a" = 0 ] || return 1
 		i=$((i + 1))
 	done
-	[ "$i" -ge 2 ] && [ $((i % 2)) = 0 ]
+	[ "$i" -ge 1 ]
 }
 for rt_case in "EINVAL 22 -" "ENOMEM 12 1"; do
 	read -r rt_name rt_errno rt_id <<<"$rt_case"
@@ -108,8 +107,10 @@ for rt_case in "EINVAL 22 -" "ENOMEM 12 1"; do
 	check "retry $rt_name at every size: the mount fails, not by timing out (exit $rt_rc)" \
 		test "$rt_rc" != 0 -a "$rt_rc" != 124
 	mountpoint -q /mnt && umount /mnt
-	check "retry $rt_name at every size: each connect asked $rt_want, then 0, and nothing else" rt_pairs
-	rt_line="rpcrdma: rxe0: client QP creation failed asking $rt_want bytes of inline data (error -$rt_errno) and also asking none (error -$rt_errno): not a refusal of the size, so not retried smaller"
+	check "retry $rt_name at every size: each connect asked 0, once, and nothing else" rt_zeros
+	check "retry $rt_name at every size: one failed creation per connect" \
+		test "$(cat "$rt_p/failed")" = "$(tr ',' '\n' <"$rt_p/asks" | grep -c .)"
+	rt_line="rpcrdma: rxe0: client QP creation failed asking no inline data, as the stock module's would (attempt 1): error -$rt_errno"
 	check "retry $rt_name at every size: the kernel log says: $rt_line" \
 		grep -qF "$rt_line" <<<"$(dmesg)"
 	check "retry $rt_name at every size: nothing is remembered for rxe0" \

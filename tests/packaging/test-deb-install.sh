@@ -4,9 +4,9 @@
 # bookworm guest image (tests/vm/chroot-run.sh: an overlay, the image never
 # changes), which has dkms and, for each of its kernels (6.1 and 6.12), the
 # headers and the linux-source package of the same version:
-#   A. without any linux-source tarball: the configuration fails, nothing is
-#      installed for any kernel, the output names the apt-get command, and
-#      the package purges cleanly;
+#   A. without any linux-source tarball: the package configures, nothing is
+#      installed for any kernel, the output names each kernel's apt-get
+#      command, and the package purges cleanly;
 #   B. with them: dkms builds and installs rpcrdma.ko for every kernel in
 #      updates/dkms, which modprobe then resolves rpcrdma to, with
 #      rpcrdma_inline: VERSION; the stock file is untouched; the installed
@@ -113,11 +113,9 @@ read -ra kernels <<<"$(fact kernels)"
 expect "the image has kernels to build for (${kernels[*]})" test ${#kernels[@]} -gt 0
 
 # A
-expect "A (no linux-source): dpkg -i fails" test "$(fact a.rc)" != 0
+expect_eq "A (no linux-source): dpkg -i exits 0, each kernel skipped and named" 0 "$(fact a.rc)"
 ainst=$(cat "$work/a-install.log" 2>/dev/null || true)
-expect_grep "A: dpkg's output points at dkms's make.log" 'Consult /var/lib/dkms/rpcrdma-inline/.*/make\.log' "$ainst"
-expect_grep "A: make.log names the apt-get command for the first kernel's source" \
-	'Install it with: apt-get install linux-source-[0-9.]+=' "$(cat "$work/a-make.log" 2>/dev/null || true)"
+expect_grep "A: dpkg's output says ours then builds by itself" 'rpcrdma-inline builds for kernel .* by itself' "$ainst"
 while read -r k pkgver series; do
 	expect_grep "A: the postinst names, for $k, apt-get install linux-source-$series=$pkgver" \
 		"Install it with: $(ere "apt-get install linux-source-$series=$pkgver")" "$ainst"
@@ -128,7 +126,7 @@ for k in "${kernels[@]}"; do
 	expect_grep "A: rpcrdma for $k resolves to the stock file" \
 		"^/lib/modules/$kq/kernel/net/sunrpc/xprtrdma/rpcrdma\\.ko" "$(fact "a.resolves.$k")"
 done
-expect_eq "A: the half-configured package purges (exit 0)" 0 "$(fact a.purge_rc)"
+expect_eq "A: the package purges (exit 0)" 0 "$(fact a.purge_rc)"
 expect_eq "A: after purge, no package and no dkms entry" "|" "$(fact a.after_purge)"
 
 # B

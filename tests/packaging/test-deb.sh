@@ -56,7 +56,14 @@ expect_grep "$srcdir/scripts/prepare-source.sh is shipped (what the Makefile run
 # dh_compress compresses the docs of more than 4 KiB (not copyright)
 gz() { if [ "$(stat -c %s "$REPO/$1")" -gt 4096 ]; then echo .gz; fi; }
 want_other=$(LC_ALL=C sort <<EOF
+/etc/kernel/header_postinst.d/50-rpcrdma-inline
+/etc/kernel/postinst.d/50-rpcrdma-inline
+/etc/kernel/postrm.d/rpcrdma-inline
 /etc/modprobe.d/rpcrdma-inline.conf
+/usr/lib/modprobe.d/rpcrdma-inline-load.conf
+/usr/libexec/rpcrdma-inline/build-for-kernels
+/usr/libexec/rpcrdma-inline/load-rpcrdma
+/usr/libexec/rpcrdma-inline/stale-module-notice
 /usr/libexec/rpcrdma-inline/rpcrdma-inline-bench
 /usr/libexec/rpcrdma-inline/rpcrdma-inline-bench-report
 /usr/sbin/rpcrdma-inline
@@ -68,7 +75,7 @@ want_other=$(LC_ALL=C sort <<EOF
 $(for d in "$REPO"/docs/*.md; do echo "/usr/share/doc/$BIN_PKG/docs/${d##*/}$(gz "docs/${d##*/}")"; done)
 EOF
 )
-diff_lists "outside $srcdir: the command, its bench, its man page, the conffile, the docs; nothing else" \
+diff_lists "outside $srcdir: the command, its bench, its load helper and install rule, its man page, the conffile, the kernel hooks and their scripts, the docs; nothing else" \
 	"$want_other" "$(grep -v "^$srcdir/" <<<"$files")"
 
 mode_of() {
@@ -101,9 +108,33 @@ expect_grep "the conffile shows the options line, commented out" \
 expect_eq "the conffile sets nothing (every line a comment or blank)" \
 	"" "$(grep -vE '^[[:space:]]*(#|$)' "$conf" || true)"
 
+expect_eq "/usr/libexec/rpcrdma-inline/load-rpcrdma is -rwxr-xr-x root/root" \
+	"-rwxr-xr-x root/root" "$(mode_of /usr/libexec/rpcrdma-inline/load-rpcrdma)"
+expect "load-rpcrdma is scripts/load-rpcrdma" \
+	cmp -s "$work/src/scripts/load-rpcrdma" "$work/root/usr/libexec/rpcrdma-inline/load-rpcrdma"
+rule="$work/root/usr/lib/modprobe.d/rpcrdma-inline-load.conf"
+expect "/usr/lib/modprobe.d/rpcrdma-inline-load.conf is scripts/rpcrdma-inline-load.modprobe.conf" \
+	cmp -s "$work/src/scripts/rpcrdma-inline-load.modprobe.conf" "$rule"
+# shellcheck disable=SC2016 # modprobe's $CMDLINE_OPTS, literally
+expect_eq "its one rule: modprobe rpcrdma runs load-rpcrdma, or a plain modprobe without it" \
+	'install rpcrdma if [ -x /usr/libexec/rpcrdma-inline/load-rpcrdma ]; then /usr/libexec/rpcrdma-inline/load-rpcrdma $CMDLINE_OPTS; else modprobe --ignore-install rpcrdma $CMDLINE_OPTS; fi' \
+	"$(grep -vE '^[[:space:]]*(#|$)' "$rule")"
+
 dpkg-deb -e "$deb" "$work/control"
-expect_eq "conffiles: /etc/modprobe.d/rpcrdma-inline.conf" \
-	"/etc/modprobe.d/rpcrdma-inline.conf" "$(cat "$work/control/conffiles")"
+expect_eq "conffiles: the kernel hooks and /etc/modprobe.d/rpcrdma-inline.conf" \
+	"$(printf '%s\n' /etc/kernel/header_postinst.d/50-rpcrdma-inline /etc/kernel/postinst.d/50-rpcrdma-inline \
+		/etc/kernel/postrm.d/rpcrdma-inline /etc/modprobe.d/rpcrdma-inline.conf)" \
+	"$(LC_ALL=C sort "$work/control/conffiles")"
+for h in postinst.d/50-rpcrdma-inline header_postinst.d/50-rpcrdma-inline postrm.d/rpcrdma-inline; do
+	expect "/etc/kernel/$h is scripts/kernel-hook.sh, -rwxr-xr-x" \
+		cmp -s "$work/src/scripts/kernel-hook.sh" "$work/root/etc/kernel/$h"
+	expect_eq "/etc/kernel/$h is -rwxr-xr-x root/root" "-rwxr-xr-x root/root" "$(mode_of "/etc/kernel/$h")"
+done
+# run-parts runs a directory's hooks in the C locale's order
+expect_eq "the kernel hook runs before dkms's in run-parts' order" \
+	"50-rpcrdma-inline dkms" "$(printf '%s\n' dkms 50-rpcrdma-inline | LC_ALL=C sort | paste -sd' ')"
+expect_grep "the trigger: interest-noawait /usr/src" '^interest-noawait /usr/src$' \
+	"$(cat "$work/control/triggers" 2>/dev/null)"
 
 field() {
 	dpkg-deb -f "$deb" "$1"
@@ -121,7 +152,7 @@ for d in dkms kmod make; do
 	expect_grep "Depends on $d" "^$d(\||$)" "$depends"
 done
 expect_grep "Depends on gcc or build-essential" '^(gcc|build-essential)(\||$)' "$depends"
-expect_grep "Depends on dkms (>= 3.0.3-4~), for BUILD_EXCLUSIVE_CONFIG" \
+expect_grep "Depends on dkms (>= 3.0.3-4~)" \
 	'(^|, )dkms \(>= 3\.0\.3-4~\)' "$(field Depends)"
 recommends=$(relations Recommends)
 # Not the linux-source metapackage: it pulls the newest source, the wrong
@@ -130,38 +161,32 @@ expect_eq "does not Recommend the linux-source metapackage" "" \
 	"$(grep -E '(^|\|)linux-source(\||$)' <<<"$recommends" || true)"
 expect_grep "Recommends linux-headers-amd64 | linux-headers" \
 	'^linux-headers-amd64\|.*linux-headers$' "$recommends"
+# Debian's 6.12 and later ship vmlinux in their headers: every module
+# build generates BTF with pahole (their linux-kbuild Depends on it)
+expect_grep "Recommends pahole | dwarves (BTF of 6.12 and later)" '^pahole\|dwarves$' "$recommends"
+expect_grep "Recommends openssl (DKMS signs with it under Secure Boot)" '^openssl$' "$recommends"
 suggests=$(relations Suggests)
-for s in rdma-core nfs-kernel-server nfs-common fio python3 python3-matplotlib; do
+for s in rdma-core nfs-kernel-server nfs-common fio python3 python3-matplotlib mokutil; do
 	expect_grep "Suggests $s" "^$s$" "$suggests"
 done
 
 postinst=$(cat "$work/control/postinst")
-expect_grep "postinst names the DKMS module rpcrdma-inline" '^DKMS_NAME=rpcrdma-inline$' "$postinst"
-expect_grep "postinst names the DKMS version $version" "^DKMS_VERSION=$version\$" "$postinst"
-# shellcheck disable=SC2016 # the $ are the script's own
-expect_grep "postinst runs dkms's common.postinst on configure" \
-	'^[[:space:]]*\$DKMS_POSTINST \$DKMS_NAME \$DKMS_VERSION' "$postinst"
-expect_grep "postinst looks for /usr/lib/dkms/common.postinst" \
-	'/usr/lib/dkms/common\.postinst' "$postinst"
-expect_eq "postinst first names missing kernel sources (find-kernel-source.sh), then runs dkms" \
-	"find-kernel-source.sh|dh_dkms" \
-	"$(grep -oE 'find-kernel-source\.sh|dh_dkms' <<<"$postinst" | uniq | paste -sd '|')"
-if [ -f /usr/lib/dkms/common.postinst ]; then
-	common=$(cat /usr/lib/dkms/common.postinst)
-	ok=1
-	for c in 'dkms add' 'dkms build' 'dkms install'; do
-		grep -q "$c -m \$NAME -v \$VERSION" <<<"$common" || ok=0
-	done
-	expect_eq "dkms's common.postinst runs dkms add, build and install" 1 "$ok"
-fi
+expect_grep "postinst: configure builds for every kernel, failing on a build error" \
+	'^[[:space:]]*/usr/libexec/rpcrdma-inline/build-for-kernels --strict$' "$postinst"
+expect_grep "postinst: the trigger builds for the kernels that lack ours, never failing" \
+	'^[[:space:]]*/usr/libexec/rpcrdma-inline/build-for-kernels \|\| true$' "$postinst"
+expect_grep "postinst: says when the loaded rpcrdma is not the one installed" \
+	'^[[:space:]]*/usr/libexec/rpcrdma-inline/stale-module-notice' "$postinst"
+expect_eq "postinst: not dkms's common.postinst (it stops at the first kernel that does not build)" "" \
+	"$(grep -F common.postinst <<<"$postinst" | grep -v '^#' || true)"
 prerm=$(cat "$work/control/prerm")
 # shellcheck disable=SC2016 # the $ are the script's own
 expect_grep "prerm runs dkms remove --all" \
-	'^[[:space:]]*dkms remove -m \$DKMS_NAME -v \$DKMS_VERSION --all$' "$prerm"
-expect_grep "prerm names the DKMS module rpcrdma-inline" '^DKMS_NAME=rpcrdma-inline$' "$prerm"
-expect_grep "prerm names the DKMS version $version" "^DKMS_VERSION=$version\$" "$prerm"
+	'^[[:space:]]*dkms remove -m rpcrdma-inline -v "\$v" --all' "$prerm"
 expect_grep "prerm removes on remove, upgrade and deconfigure" \
 	'remove\|upgrade\|deconfigure\)' "$prerm"
+expect_grep "postrm: purge removes the kept kernel sources" \
+	'for d in /var/lib/rpcrdma-inline/\*/; do' "$(cat "$work/control/postrm")"
 
 dkmsconf=$(cat "$work/root$srcdir/dkms.conf")
 expect_grep "dkms.conf: PACKAGE_VERSION=\"$version\"" "^PACKAGE_VERSION=\"$version\"$" "$dkmsconf"

@@ -39,6 +39,9 @@ static void check_eq(long got, long want, const char *what)
 	check(got == want, buf);
 }
 
+struct conn;
+static void log_conn(const char *what, const struct conn *c);
+
 /* A device that refuses inline data above @limit: what the kernel-side
  * loop in rpcrdma_wqe_inline_create_qp() would get from it.
  */
@@ -75,7 +78,7 @@ static struct probe run_probe(const struct rpcrdma_wqe_inline_driver *drv,
 	p.granted = size;
 	if (memo)
 		rpcrdma_wqe_inline_memo_write(memo, &memo->key, want, size,
-					      size);
+					      size, &memo->zero, 0);
 	return p;
 }
 
@@ -747,6 +750,452 @@ static void test_memo_keys(void)
 		 "memo at want: the 16th use is the same ask");
 }
 
+/* Device models for the negotiation (rpcrdma_wqe_inline_neg_step()),
+ * as their create_qp() sizes an RC QP asked for @inl bytes of inline
+ * data, svcrdma's or xprtrdma's caps otherwise fixed.
+ *
+ * mlx5 (hw/mlx5/qp.c, the same in 6.1, 6.12 and 7.3): calc_send_wqe()
+ * ALIGN(max(132 + 4 + inl (inl > 0 only), 132 + 16 x SGEs), 64) bytes
+ * (sq_overhead() 132 for RC); calc_sq_size() -EINVAL above
+ * max_wqe_sz_sq, writes back max_inline_data = WQE - 136 even for 0,
+ * -ENOMEM when roundup_pow_of_two(WRs x WQE) exceeds 1 << log_max_qp_sz
+ * WQEBBs of 64 bytes, writes back max_send_wr = that queue / WQE;
+ * get_send_sge() writes back (min(WQE, 512) - 32) / 16 send SGEs for RC.
+ * ib_create_qp_kernel() (core/verbs.c) takes that as max_write_sge, and
+ * its minimum with attrs.max_sge_rd (MLX5_MAX_SGE_RD, 30) as
+ * max_read_sge. ConnectX-6 Dx: log_max_qp_sz 15, max_wqe_sz_sq 1024
+ * (the values tests/modules/inline_limit.c's mlx5 model cites).
+ *
+ * rxe (rxe_qp_init_req() in 6.1, rxe_init_sq() later): the WQE holds
+ * max(16 x SGEs, inl) bytes, written back as both max_inline_data and
+ * max_send_sge x 16; -EINVAL above 512 (rxe_qp_chk_cap()); max_sge_rd
+ * 32 (RXE_MAX_SGE_RD).
+ */
+enum model_kind { MODEL_MLX5, MODEL_RXE, MODEL_FIXED };
+
+struct model {
+	enum model_kind	kind;
+	u32		send_wr;	/* after rdma_rw_init_qp() */
+	u32		send_sge;
+	u32		limit;		/* rxe, fixed: -EINVAL above it */
+	u32		log_max_qp_sz;	/* mlx5 */
+	u32		max_wqe_sz_sq;	/* mlx5 */
+	/* fixed: what it writes back, with inline data and without */
+	struct rpcrdma_wqe_inline_caps with, without;
+	/* failures injected before the model, one per creation (0: none) */
+	const int	*errs;
+	unsigned int	nerrs;
+	unsigned int	created;	/* creations so far, over connections */
+};
+
+static u32 pow2_up(u32 v)
+{
+	u32 p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+static int model_mlx5(const struct model *m, u32 inl,
+		      struct rpcrdma_wqe_inline_caps *got)
+{
+	u32 size = 132 + 16 * m->send_sge, wqe, wq;
+
+	if (inl)
+		size = size > 136 + inl ? size : 136 + inl;
+	wqe = (size + 63) / 64 * 64;
+	if (wqe > m->max_wqe_sz_sq)
+		return -EINVAL;
+	wq = pow2_up(m->send_wr * wqe);
+	if (wq / 64 > 1U << m->log_max_qp_sz)
+		return -ENOMEM;
+	got->max_send_wr = wq / wqe;
+	got->max_send_sge = (min(wqe, 512U) - 32) / 16;
+	got->max_write_sge = got->max_send_sge;
+	got->max_read_sge = min(got->max_send_sge, 30U);
+	got->max_inline_data = wqe - 136;
+	return 0;
+}
+
+static int model_rxe(const struct model *m, u32 inl,
+		     struct rpcrdma_wqe_inline_caps *got)
+{
+	u32 wqe = 16 * m->send_sge > inl ? 16 * m->send_sge : inl;
+
+	if (inl > m->limit)
+		return -EINVAL;
+	got->max_send_wr = m->send_wr;
+	got->max_send_sge = wqe / 16;
+	got->max_write_sge = got->max_send_sge;
+	got->max_read_sge = min(got->max_send_sge, 32U);
+	got->max_inline_data = wqe;
+	return 0;
+}
+
+/* @extra: send WRs asked beyond the ULP's (rpcrdma_wqe_inline_neg) */
+static int model_create(struct model *m, u32 inl, u32 extra,
+			struct rpcrdma_wqe_inline_caps *got)
+{
+	unsigned int i = m->created++;
+	struct model asked = *m;
+
+	memset(got, 0, sizeof(*got));
+	if (i < m->nerrs && m->errs[i])
+		return m->errs[i];
+	asked.send_wr += extra;
+	switch (m->kind) {
+	case MODEL_MLX5:
+		return model_mlx5(&asked, inl, got);
+	case MODEL_RXE:
+		return model_rxe(&asked, inl, got);
+	default:
+		if (inl > m->limit)
+			return -EINVAL;
+		*got = inl ? m->with : m->without;
+		return 0;
+	}
+}
+
+/* One connection's QP creation as wqe_inline_qp.c makes it, against
+ * @m: the sizes asked, what the QP keeps, the bytes it may post inline
+ */
+struct conn {
+	u32	asked[40];
+	u32	attempts;
+	u32	failed;		/* creations the device failed */
+	int	ret;
+	u32	size;		/* asked by the creation kept */
+	u32	max;		/* bytes a Send may carry inline */
+	struct rpcrdma_wqe_inline_caps keep;
+	struct rpcrdma_wqe_inline_neg n;
+};
+
+static struct conn run_conn(const struct rpcrdma_wqe_inline_driver *drv,
+			    u32 want, struct model *m,
+			    struct rpcrdma_wqe_inline_memo *memo)
+{
+	struct rpcrdma_wqe_inline_caps got;
+	enum rpcrdma_wqe_inline_act act;
+	struct conn c;
+
+	memset(&c, 0, sizeof(c));
+	rpcrdma_wqe_inline_neg_start(&c.n, drv, want, memo);
+	if (memo && memo->valid)
+		memo->uses++;
+	for (;;) {
+		u32 size = c.n.size;
+
+		if (c.attempts < ARRAY_SIZE(c.asked))
+			c.asked[c.attempts] = size;
+		c.attempts++;
+		c.ret = model_create(m, size, size ? c.n.extra_wr : 0, &got);
+		c.failed += !!c.ret;
+		act = rpcrdma_wqe_inline_neg_step(&c.n, c.ret, &got);
+		if (act == RPCRDMA_WQE_INLINE_FAIL)
+			return c;
+		if (act == RPCRDMA_WQE_INLINE_KEEP || c.attempts > 100)
+			break;
+	}
+	c.size = c.n.size;
+	if (c.size)
+		rpcrdma_wqe_inline_keep_caps(&c.n.zero, &got, &c.keep);
+	else
+		c.keep = got;
+	c.max = rpcrdma_wqe_inline_usable(drv, want, c.size,
+					  got.max_inline_data);
+	if (memo && c.n.refusals_only)
+		rpcrdma_wqe_inline_memo_write(memo, &memo->key, want, c.size,
+					      got.max_inline_data, &c.n.zero,
+					      c.size ? c.n.extra_wr : 0);
+	return c;
+}
+
+static void log_conn(const char *what, const struct conn *c)
+{
+	unsigned int i;
+
+	printf("# %s: asked", what);
+	for (i = 0; i < c->attempts && i < ARRAY_SIZE(c->asked); i++)
+		printf(" %u", c->asked[i]);
+	printf(" (%u failed): kept %u, inline max %u, WRs %u, SGEs send %u write %u read %u\n",
+	       c->failed, c->size, c->max, c->keep.max_send_wr,
+	       c->keep.max_send_sge, c->keep.max_write_sge,
+	       c->keep.max_read_sge);
+}
+
+/* What the stock module's QP gets from @m: one creation asking 0 */
+static struct rpcrdma_wqe_inline_caps stock_caps(struct model *m)
+{
+	struct rpcrdma_wqe_inline_caps got;
+	unsigned int created = m->created, nerrs = m->nerrs;
+
+	m->nerrs = 0;
+	model_create(m, 0, 0, &got);
+	m->created = created;
+	m->nerrs = nerrs;
+	return got;
+}
+
+static bool caps_ge(const struct rpcrdma_wqe_inline_caps *a,
+		    const struct rpcrdma_wqe_inline_caps *b)
+{
+	return a->max_send_wr >= b->max_send_wr &&
+	       a->max_send_sge >= b->max_send_sge &&
+	       a->max_write_sge >= b->max_write_sge &&
+	       a->max_read_sge >= b->max_read_sge;
+}
+
+/* RDMA Write (or Read) WRs rdma_rw builds for 1 MiB in 4 KiB pages */
+static u32 wrs_per_mib(u32 sges)
+{
+	return (256 + sges - 1) / sges;
+}
+
+/* An NFSv3 WRITE Reply of a 4 KiB WRITE, by XDR: the RPC-over-RDMA
+ * header with three empty chunk lists (28 bytes), the RPC reply header
+ * (24), WRITE3resok: status, wcc_data (pre_op_attr 28, post_op_attr 88),
+ * count, committed, verifier (136). docs/sizing.md counts it in <=256.
+ */
+#define NFS3_WRITE_REPLY	(28 + 24 + 136)
+
+static void test_keep_caps(void)
+{
+	const struct rpcrdma_wqe_inline_caps mlx5_0 = { 2048, 14, 14, 14, 120 };
+	const struct rpcrdma_wqe_inline_caps mlx5_256 = { 2340, 26, 26, 26, 312 };
+	const struct rpcrdma_wqe_inline_caps rxe_0 = { 1810, 5, 5, 5, 80 };
+	const struct rpcrdma_wqe_inline_caps rxe_256 = { 1810, 16, 16, 16, 256 };
+	const struct rpcrdma_wqe_inline_caps fewer = { 1810, 3, 3, 3, 256 };
+	struct rpcrdma_wqe_inline_caps keep;
+
+	check(rpcrdma_wqe_inline_keep_caps(&mlx5_0, &mlx5_256, &keep) &&
+	      keep.max_send_sge == 14 && keep.max_write_sge == 14 &&
+	      keep.max_read_sge == 14 && keep.max_send_wr == 2340,
+	      "keep: mlx5 keeps the 14 SGEs stock gets, not the 5 asked nor the 26 granted");
+	check(rpcrdma_wqe_inline_keep_caps(&rxe_0, &rxe_256, &keep) &&
+	      keep.max_send_sge == 5 && keep.max_write_sge == 5 &&
+	      keep.max_read_sge == 5,
+	      "keep: rxe keeps 5, what it gives without inline data (the ULP's ask)");
+	check(!rpcrdma_wqe_inline_keep_caps(&rxe_0, &fewer, &keep) &&
+	      keep.max_send_sge == 3,
+	      "keep: fewer SGEs with inline data than without: refused, never more than granted");
+	check(!rpcrdma_wqe_inline_keep_caps(&mlx5_256, &mlx5_0, &keep),
+	      "keep: fewer send WRs with inline data than without: refused");
+	check(rpcrdma_wqe_inline_keep_caps(&rxe_0, &rxe_0, &keep) &&
+	      keep.max_send_sge == 5,
+	      "keep: a device writing back exactly what it did without inline data");
+}
+
+static void test_mlx5_server(void)
+{
+	/* svcrdma's 5-SGE QP; send WRs after rdma_rw_init_qp(). 6.1 with
+	 * 64 credits and no MRs for rdma_rw: 73 + 3 x 64 x 9 (256 pages
+	 * in 30-SGE Reads) WRs; deep: clamped to 6.12's max_qp_wr on a
+	 * ConnectX-6 Dx, 1 << 15 WQEBBs of 256-byte WQEs, 8192.
+	 */
+	struct model m = { .kind = MODEL_MLX5, .send_wr = 1801, .send_sge = 5,
+			   .log_max_qp_sz = 15, .max_wqe_sz_sq = 1024 };
+	struct rpcrdma_wqe_inline_memo memo = { 0 };
+	struct rpcrdma_wqe_inline_caps stock = stock_caps(&m);
+	unsigned int i, failed, asked256;
+	struct conn c;
+
+	check(stock.max_send_sge == 14 && stock.max_write_sge == 14 &&
+	      stock.max_read_sge == 14 && stock.max_inline_data == 120,
+	      "mlx5 model: stock's 5-SGE QP gets 14 SGEs and 120 bytes of inline data");
+	c = run_conn(MLX5, 256, &m, &memo);
+	log_conn("mlx5, 1801 WRs", &c);
+	check(c.ret == 0 && c.attempts == 2 && c.asked[0] == 0 &&
+	      c.asked[1] == 256 && c.failed == 0,
+	      "mlx5, 1801 WRs: 0 (what stock gets), then 256, no failed creation");
+	check(caps_ge(&c.keep, &stock) && c.keep.max_send_sge == 14 &&
+	      c.keep.max_write_sge == 14,
+	      "mlx5, 1801 WRs: every cap >= stock's; 14 SGEs kept, not 26");
+	check_eq(wrs_per_mib(c.keep.max_write_sge), wrs_per_mib(stock.max_write_sge),
+		 "mlx5, 1801 WRs: RDMA Writes per 1 MiB READ as stock (19)");
+	check(wrs_per_mib(5) == 52,
+	      "mlx5: the former clamp to the 5 asked took 52 Writes per 1 MiB");
+	check(c.max == 256 && c.max >= NFS3_WRITE_REPLY,
+	      "mlx5, 1801 WRs: 256 bytes inline; the 4 KiB WRITE Reply (188 bytes) inline");
+	c = run_conn(MLX5, 256, &m, &memo);
+	check(c.attempts == 1 && c.asked[0] == 256 && c.max == 256,
+	      "mlx5, 1801 WRs: the next connection, one creation");
+
+	m = (struct model){ .kind = MODEL_MLX5, .send_wr = 8192, .send_sge = 5,
+			    .log_max_qp_sz = 15, .max_wqe_sz_sq = 1024 };
+	memset(&memo, 0, sizeof(memo));
+	stock = stock_caps(&m);
+	c = run_conn(MLX5, 256, &m, &memo);
+	log_conn("mlx5, 8192 WRs", &c);
+	check(c.ret == 0 && c.attempts == 4 && c.asked[0] == 0 &&
+	      c.asked[1] == 256 && c.asked[2] == 128 && c.asked[3] == 0 &&
+	      c.failed == 2,
+	      "mlx5, 8192 WRs: 0, 256 and 128 (-ENOMEM), then 0: two failed creations, first connection only");
+	check(c.size == 0 && c.max == 120 && caps_ge(&c.keep, &stock),
+	      "mlx5, 8192 WRs: stock's own QP, posting the 120 bytes mlx5 gives it inline");
+	check(c.max < NFS3_WRITE_REPLY,
+	      "mlx5, 8192 WRs: the 4 KiB WRITE Reply (188 bytes) goes by reference");
+	for (i = 0, failed = 0, asked256 = 0; i < 2 * RPCRDMA_WQE_INLINE_REPROBE; i++) {
+		c = run_conn(MLX5, 256, &m, &memo);
+		failed += c.failed + c.attempts - 1;
+		asked256 += c.asked[0] == 256;
+	}
+	check(failed == 0 && asked256 == 0 && c.max == 120,
+	      "mlx5, 8192 WRs: 32 later connections, one creation each, none failed, no re-probe");
+
+	/* A depth whose queue rounds to the same power of two at 448-byte
+	 * WQEs as at 256: fewer send WRs written back than stock's
+	 */
+	m = (struct model){ .kind = MODEL_MLX5, .send_wr = 1100, .send_sge = 5,
+			    .log_max_qp_sz = 15, .max_wqe_sz_sq = 1024 };
+	memset(&memo, 0, sizeof(memo));
+	stock = stock_caps(&m);
+	c = run_conn(MLX5, 256, &m, &memo);
+	log_conn("mlx5, 1100 WRs", &c);
+	check(c.attempts == 3 && c.asked[2] == 256 && !c.n.short_caps &&
+	      c.n.extra_wr == 2048 - 1170 && c.failed == 0 &&
+	      caps_ge(&c.keep, &stock) && c.keep.max_send_wr == 2340 &&
+	      c.max == 256,
+	      "mlx5, 1100 WRs: 256 writes back 1170 WRs against stock's 2048: again with 878 more, 2340");
+	check(c.max >= NFS3_WRITE_REPLY,
+	      "mlx5, 1100 WRs: the 4 KiB WRITE Reply (188 bytes) inline");
+	c = run_conn(MLX5, 256, &m, &memo);
+	check(c.attempts == 1 && c.asked[0] == 256 && c.n.extra_wr == 878 &&
+	      c.keep.max_send_wr == 2340 && c.max == 256,
+	      "mlx5, 1100 WRs: later connections, one creation, with the extra WRs");
+
+	/* Asking what mlx5 gives for free: no creation beyond the first */
+	m.created = 0;
+	memset(&memo, 0, sizeof(memo));
+	c = run_conn(MLX5, 96, &m, &memo);
+	check(c.attempts == 1 && c.size == 0 && c.max == 96,
+	      "mlx5, inline_size 96 (under its free 120): the first creation is kept");
+	c = run_conn(MLX5, 96, &m, &memo);
+	check(c.attempts == 1 && c.asked[0] == 0 && c.max == 96,
+	      "mlx5, inline_size 96: later connections ask 0, and post 96");
+}
+
+static void test_neg(void)
+{
+	static const int eio2[] = { 0, -EIO };
+	static const int eio1[] = { -EIO };
+	static const int einval_eio[] = { -EINVAL, 0, -EIO };
+	static const int einval2[] = { -EINVAL, -EINVAL };
+	static const int einval1[] = { -EINVAL };
+	struct model rxe = { .kind = MODEL_RXE, .send_wr = 1801, .send_sge = 5,
+			     .limit = 512 };
+	struct rpcrdma_wqe_inline_memo memo = { 0 };
+	struct rpcrdma_wqe_inline_caps stock;
+	struct model m;
+	struct conn c;
+
+	stock = stock_caps(&rxe);
+	c = run_conn(RXE, 256, &rxe, &memo);
+	check(c.attempts == 2 && c.asked[0] == 0 && c.asked[1] == 256 &&
+	      c.keep.max_send_sge == 5 && c.keep.max_write_sge == 5 &&
+	      c.max == 256 && caps_ge(&c.keep, &stock),
+	      "rxe: 0 then 256; it grants 16 SGEs and keeps stock's 5");
+	c = run_conn(RXE, 256, &rxe, &memo);
+	check(c.attempts == 1 && c.keep.max_send_sge == 5,
+	      "rxe: the next connection takes one creation, and 5 SGEs");
+
+	rxe.limit = 101;
+	memset(&memo, 0, sizeof(memo));
+	c = run_conn(RXE, 256, &rxe, &memo);
+	check(c.attempts == 12 && c.size == 96 && c.max == 96 && c.failed == 10,
+	      "rxe limited to 101: 0, then 256 down by 16 to 96 (12 creations)");
+	rxe.limit = 0;
+	memset(&memo, 0, sizeof(memo));
+	c = run_conn(RXE, 256, &rxe, &memo);
+	check(c.attempts == 18 && c.size == 0 && c.max == 0 && memo.valid &&
+	      memo.accepted == 0,
+	      "rxe refusing all inline data: 0, 256 down to 16, 0 (18), remembered");
+	rxe.limit = 512;
+
+	/* Item 9: a 0-byte QP made in this negotiation, then an error */
+	m = rxe;
+	m.created = 0;
+	m.errs = eio2;
+	m.nerrs = 2;
+	memset(&memo, 0, sizeof(memo));
+	c = run_conn(RXE, 256, &m, &memo);
+	check(c.ret == 0 && c.attempts == 3 && c.asked[2] == 0 &&
+	      c.size == 0 && c.max == 0 && c.n.err == -EIO && !memo.valid,
+	      "-EIO after a QP without inline data was made: that QP again, nothing remembered");
+	/* No 0-byte QP yet (the memo knew the shape): -EIO fails at once */
+	m.created = 0;
+	m.errs = NULL;
+	m.nerrs = 0;
+	run_conn(RXE, 256, &m, &memo);
+	m.created = 0;
+	m.errs = eio1;
+	m.nerrs = 1;
+	c = run_conn(RXE, 256, &m, &memo);
+	check(c.ret == -EIO && c.attempts == 1 && c.asked[0] == 256,
+	      "-EIO at a memo's size: returned at once, nothing smaller asked");
+	m.created = 0;
+	m.errs = einval_eio;
+	m.nerrs = 3;
+	c = run_conn(RXE, 256, &m, &memo);
+	check(c.ret == 0 && c.attempts == 4 && c.asked[1] == 0 &&
+	      c.asked[2] == 240 && c.asked[3] == 0 && c.size == 0,
+	      "-EINVAL, the 0-byte check, -EIO at 240: ends on a QP without inline data");
+	m.created = 0;
+	m.errs = einval2;
+	m.nerrs = 2;
+	c = run_conn(RXE, 256, &m, &memo);
+	check(c.ret == -EINVAL && c.attempts == 2 && c.n.check_size == 256,
+	      "-EINVAL at 256 and at 0 too: not a refusal, returned");
+	/* A device that refuses every QP: stock's creation fails, once */
+	m.created = 0;
+	m.errs = einval1;
+	m.nerrs = 1;
+	memset(&memo, 0, sizeof(memo));
+	c = run_conn(RXE, 256, &m, &memo);
+	check(c.ret == -EINVAL && c.attempts == 1 && c.asked[0] == 0 &&
+	      !memo.valid,
+	      "refusing every QP: the first creation (asking 0, as stock) fails, nothing remembered");
+
+	/* Bad input: write-backs below and above the ask */
+	m = (struct model){ .kind = MODEL_FIXED, .limit = 1024,
+			    .with = { 128, 5, 5, 5, 64 },
+			    .without = { 128, 5, 5, 5, 0 } };
+	c = run_conn(RXE, 256, &m, NULL);
+	check(c.size == 256 && c.max == 64,
+	      "a device writing back less inline data than asked: the smaller, 64");
+	m.with = (struct rpcrdma_wqe_inline_caps){ 128, 5, 5, 5, 1024 };
+	c = run_conn(RXE, 256, &m, NULL);
+	check(c.max == 256, "a device writing back more than asked: the ask, 256");
+	c = run_conn(UNKNOWN, 256, &m, NULL);
+	check(c.max == 256, "the same, a driver not in the table: 256");
+	m.with = (struct rpcrdma_wqe_inline_caps){ 128, 3, 3, 3, 256 };
+	m.without = (struct rpcrdma_wqe_inline_caps){ 128, 3, 3, 3, 0 };
+	c = run_conn(RXE, 256, &m, NULL);
+	check(c.size == 256 && c.keep.max_send_sge == 3 &&
+	      c.keep.max_write_sge == 3,
+	      "a device granting fewer SGEs than asked: never more than granted (3)");
+	m.with = (struct rpcrdma_wqe_inline_caps){ 128, 2, 2, 2, 256 };
+	c = run_conn(RXE, 256, &m, NULL);
+	check(c.size == 0 && c.n.short_caps && c.attempts == 3 &&
+	      c.keep.max_send_sge == 3 && c.max == 0,
+	      "fewer SGEs with inline data than without: a QP without, as stock's");
+	m.with = (struct rpcrdma_wqe_inline_caps){ 100, 3, 3, 3, 256 };
+	c = run_conn(RXE, 256, &m, NULL);
+	check(c.size == 0 && c.n.short_caps && c.keep.max_send_wr == 128 &&
+	      c.attempts == 4 && c.n.extra_tried,
+	      "fewer send WRs with inline data than without, asking more too: a QP without");
+	m.without = (struct rpcrdma_wqe_inline_caps){ 128, 3, 3, 3, 200 };
+	m.with = (struct rpcrdma_wqe_inline_caps){ 128, 3, 3, 3, 256 };
+	c = run_conn(RXE, 256, &m, NULL);
+	check(c.size == 256 && c.max == 256,
+	      "rxe-like 200 bytes written back for 0: not used where the post path is not shown to check it");
+	c = run_conn(MLX5, 256, &m, NULL);
+	check(c.size == 256 && c.max == 256, "the same on mlx5: 256 asked, 256");
+	c = run_conn(MLX5, 128, &m, NULL);
+	check(c.attempts == 1 && c.size == 0 && c.max == 128,
+	      "mlx5, 200 written back for 0 and inline_size 128: that QP, 128 inline");
+}
+
 static void test_param_refused(void)
 {
 	check_eq(rpcrdma_wqe_inline_param_refused(-EINVAL, false), -EINVAL,
@@ -768,13 +1217,13 @@ static void test_bounds(void)
 	check(!rpcrdma_wqe_inline_size_valid(RPCRDMA_WQE_INLINE_MAX + 1),
 	      "inline_size above the maximum is refused");
 	check(!rpcrdma_wqe_inline_size_valid(~0UL), "a huge inline_size is refused");
-	check_eq(rpcrdma_wqe_inline_usable(RXE, 256, 512), 256,
+	check_eq(rpcrdma_wqe_inline_usable(RXE, 256, 256, 512), 256,
 		 "usable: a device reporting more than asked");
-	check_eq(rpcrdma_wqe_inline_usable(RXE, 256, 100), 100,
+	check_eq(rpcrdma_wqe_inline_usable(RXE, 256, 256, 100), 100,
 		 "usable: a device reporting less than asked");
-	check_eq(rpcrdma_wqe_inline_usable(RXE, 0, 64), 0,
+	check_eq(rpcrdma_wqe_inline_usable(RXE, 256, 0, 64), 0,
 		 "usable: nothing asked, nothing inline (rxe reports 16 per SGE)");
-	check_eq(rpcrdma_wqe_inline_usable(UNKNOWN, 256, 256), 256,
+	check_eq(rpcrdma_wqe_inline_usable(UNKNOWN, 256, 256, 256), 256,
 		 "usable: a driver not in the table");
 	{
 		const struct rpcrdma_wqe_inline_driver capped = {
@@ -782,7 +1231,7 @@ static void test_bounds(void)
 			.why = "test",
 		};
 
-		check_eq(rpcrdma_wqe_inline_usable(&capped, 256, 256), 96,
+		check_eq(rpcrdma_wqe_inline_usable(&capped, 256, 256, 256), 96,
 			 "usable: a post path that takes less than creation grants");
 	}
 }
@@ -914,6 +1363,9 @@ int main(void)
 	test_memo_keys();
 	test_param_refused();
 	test_bounds();
+	test_keep_caps();
+	test_mlx5_server();
+	test_neg();
 	test_eligibility();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
