@@ -50,12 +50,11 @@ stock_file() {
 			-name 'rpcrdma.ko*' 2>/dev/null | head -n 1)
 	fi
 	[ -n "$f" ] || return 0
-	case ${f%.origin} in
-	*.xz) xz -dc "$f" >"$out" ;;
-	*.zst) zstd -qdc "$f" >"$out" ;;
-	*.gz) gzip -dc "$f" >"$out" ;;
-	*) cp "$f" "$out" ;;
-	esac
+	# (whatever its name says: the first that gives an ELF file)
+	xz -dc "$f" >"$out" 2>/dev/null || zstd -qdc "$f" >"$out" 2>/dev/null ||
+		gzip -dc "$f" >"$out" 2>/dev/null || cp "$f" "$out"
+	[ "$(head -c 4 "$out" | od -An -c | tr -d ' ')" = 177ELF ] ||
+		log "models: $f is not a module once decompressed: $(head -c 8 "$f" | od -An -tx1)" >&2
 	echo "$out"
 }
 
