@@ -46,8 +46,9 @@ rc_qps() {
 stock_file() {
 	local f=$stock out=/tmp/rpcrdma-stock.ko
 	if [ ! -e "$f" ]; then
+		# (NAME.origin holds the path it came from, not the module)
 		f=$(find /var/lib/dkms/rpcrdma-inline/original_module -path "*/$(uname -r)/*" \
-			-name 'rpcrdma.ko*' 2>/dev/null | head -n 1)
+			-name 'rpcrdma.ko*' ! -name '*.origin' 2>/dev/null | head -n 1)
 	fi
 	[ -n "$f" ] || return 0
 	# (whatever its name says: the first that gives an ELF file)
