@@ -76,7 +76,7 @@ tap_ok "built $(basename "$deb1") and $(basename "$deb2")"
 image_packages() {
 	# shellcheck disable=SC2016 # dpkg-query's fields
 	chroot "$rootfs" dpkg-query -W -f='${Package} ${Version} ${Architecture}\n' |
-		awk -v v="$1" '$2 == v && $1 ~ /^linux-(image|headers|kbuild|source)-/ { print $1 " " $3 }'
+		awk -v v="$1" '$2 == v && $1 ~ /^linux-(image|headers|kbuild|source|base|binary|modules)-/ { print $1 " " $3 }'
 }
 
 # The 6.12 point release before the image's, fetched once
@@ -146,7 +146,7 @@ purge() {
 	local v
 	for v in "$@"; do
 		dpkg-query -W -f='${Package} ${Version} ${Architecture}\n' |
-			awk -v v="$v" '$2 == v && $1 ~ /^linux-(image|headers|kbuild|source)-/ { print $1 " " $3 }' >"/tmp/pkg/list-$v"
+			awk -v v="$v" '$2 == v && $1 ~ /^linux-(image|headers|kbuild|source|base|binary|modules)-/ { print $1 " " $3 }' >"/tmp/pkg/list-$v"
 		dpkg --purge $(cut -d' ' -f1 "/tmp/pkg/list-$v") >/dev/null 2>&1
 	done
 }
@@ -200,7 +200,7 @@ series) # $1 = the new series' version, $2 = nosource | noconfig
 	run apt apt-get install -y "${f[@]}"
 	;;
 source) # $1 = the new series' version
-	mapfile -t f < <(pkgfiles "$1" '^linux-(image|headers|kbuild)')
+	mapfile -t f < <(pkgfiles "$1" '^linux-(image|headers|kbuild|base|binary|modules)')
 	run apt apt-get install -y "${f[@]}"
 	;;
 esac
@@ -275,6 +275,8 @@ if [[ " $steps " == *" P "* ]]; then
 
 	step P3 "$work/P2:$work/P1:$work/P0:$rootfs" "the older kernel $k_older reinstalled" reinstall "$pv_old"
 	check P3 apt "$k_older $k612" ""
+	expect_eq "$dist P3: the source kept for $k_older stays through its reinstall" "$pv_old" \
+		"$(fact P3.facts "kept.$k_older")"
 fi
 
 # --------------------------------------------- S: a new series, its source later
