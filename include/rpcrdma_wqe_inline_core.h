@@ -79,7 +79,8 @@ void rpcrdma_wqe_inline_memo_get(const struct ib_device *device,
 void rpcrdma_wqe_inline_memo_set(const struct ib_device *device,
 				 const struct rpcrdma_wqe_inline_memo_key *key,
 				 u32 want, u32 accepted, u32 reported,
-				 const struct rpcrdma_wqe_inline_caps *zero);
+				 const struct rpcrdma_wqe_inline_caps *zero,
+				 u32 extra_wr);
 struct rpcrdma_wqe_inline_devs_snap *rpcrdma_wqe_inline_devs_snapshot(void);
 
 /* wqe_inline_counters.c */

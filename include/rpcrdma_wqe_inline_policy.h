@@ -208,6 +208,7 @@ struct rpcrdma_wqe_inline_caps {
  * @reported: the max_inline_data the device wrote back then
  * @zero: what it wrote back for the shape with no inline data: what the
  *	  stock module's QP gets, the least a QP of ours keeps
+ * @extra_wr: send WRs asked beyond the ULP's with inline data then
  * @uses: connections that took it since it was written, counting from 1
  * @valid: the memo holds a result, @zero included
  */
@@ -217,6 +218,7 @@ struct rpcrdma_wqe_inline_memo {
 	u32	accepted;
 	u32	reported;
 	struct rpcrdma_wqe_inline_caps zero;
+	u32	extra_wr;
 	u32	uses;
 	bool	valid;
 };
@@ -249,6 +251,11 @@ enum rpcrdma_wqe_inline_act {
  * @nomem: -ENOMEM refusals so far (rpcrdma_wqe_inline_retry())
  * @refusals_only: every failure so far was a refusal of the size, so
  *		   the result may be remembered
+ * @extra_wr: send WRs asked for beyond the ULP's in creations with inline
+ *	      data, so that the device writes back at least as many as it
+ *	      does with none (mlx5 rounds the queue to a power of two of its
+ *	      larger WQEs: calc_sq_size())
+ * @extra_tried: a creation with @extra_wr was made in this negotiation
  * @short_caps: a QP with inline data got fewer send WRs or SGEs than
  *		the shape gets with none; it ended without inline data
  * @err: the error that was no refusal, when it ended on a QP with no
@@ -271,6 +278,8 @@ struct rpcrdma_wqe_inline_neg {
 	u32		resume;
 	unsigned int	nomem;
 	bool		refusals_only;
+	u32		extra_wr;
+	bool		extra_tried;
 	bool		short_caps;
 	int		err;
 	u32		check_size;
@@ -371,7 +380,8 @@ rpcrdma_wqe_inline_memo_slot(struct rpcrdma_wqe_inline_memo *memos,
 void rpcrdma_wqe_inline_memo_write(struct rpcrdma_wqe_inline_memo *memo,
 				   const struct rpcrdma_wqe_inline_memo_key *key,
 				   u32 want, u32 accepted, u32 reported,
-				   const struct rpcrdma_wqe_inline_caps *zero);
+				   const struct rpcrdma_wqe_inline_caps *zero,
+				   u32 extra_wr);
 int rpcrdma_wqe_inline_param_refused(int err, bool loading);
 u32 rpcrdma_wqe_inline_usable(const struct rpcrdma_wqe_inline_driver *drv,
 			      u32 want, u32 asked, u32 reported);

@@ -115,4 +115,11 @@ fi
 	echo "rpcrdma-inline: for a new kernel, DKMS needs its source too: add KSRC=/path/to/it" \
 	     "to MAKE[0] in /etc/dkms/rpcrdma-inline.conf (rpcrdma-inline-dkms's description), or" \
 	     "run 'KSRC=... dkms install rpcrdma-inline/$version -k KVER' for it." >&2
+# Under enforced signatures with DKMS's key not trusted the kernel would
+# refuse ours: the stock module stays loaded (install.sh, the same)
+if ! "$top/scripts/check-module-signing.sh" trusted; then
+	echo "rpcrdma-inline: $pkg $version is installed, but not loaded: the stock rpcrdma stays loaded" \
+	     "until the kernel trusts the key (above)." >&2
+	exit 0
+fi
 "$top/scripts/reload-rpcrdma.sh" "$version"

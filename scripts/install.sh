@@ -9,7 +9,12 @@
 # package brings the rpcrdma-inline command and its bench, the man page
 # and /etc/modprobe.d/rpcrdma-inline.conf. `apt purge rpcrdma-inline-dkms`
 # (or scripts/uninstall.sh) takes all of it away. rpcrdma is reloaded if
-# nothing uses it.
+# nothing uses it. Where the kernel enforces module signatures (Secure
+# Boot, module.sig_enforce=1) and does not trust DKMS's signing key, it
+# says how to enroll the key and leaves the stock module loaded. Kernels
+# whose headers ship vmlinux with CONFIG_DEBUG_INFO_BTF_MODULES (Debian's
+# 6.12 and later) get pahole, which their module builds run, if their
+# headers did not bring it.
 #
 # On an RPM system (rpm, no dpkg) scripts/install-rpm.sh does the same
 # with rpmbuild and dnf, yum or zypper.
@@ -107,15 +112,38 @@ KSRC=$ksrc "$top/scripts/prepare-source.sh" "$kver" "$work/shape" >"$work/shape.
 	    "see above. Nothing else was installed; the stock rpcrdma stays in place."
 }
 
+# Module signatures: under Secure Boot or module.sig_enforce=1 the kernel
+# loads ours only if it trusts the key DKMS signs with; DKMS makes and
+# uses that key with openssl, mokutil enrolls it. Said now, checked below
+# before the loaded rpcrdma is touched
+sig_deps=()
+if enforced=$("$top/scripts/check-module-signing.sh" enforced); then
+	echo "rpcrdma-inline: the kernel enforces module signatures ($enforced): DKMS signs" \
+	     "the module with its key, which the kernel must trust for ours to load." >&2
+	sig_deps=(openssl)
+	if [ -d /sys/firmware/efi ]; then sig_deps+=(mokutil); fi
+fi
+
 # What the build needs, then the package itself, in a second apt run:
 # its postinst has DKMS build the module, which needs all of them
 # unpacked. dh-dkms carries dh_dkms where it is not in dkms itself.
 build_deps=(dkms make gcc "linux-headers-$kver" dpkg-dev debhelper)
 apt_update
 if apt-cache show dh-dkms >/dev/null 2>&1; then build_deps+=(dh-dkms); fi
-mapfile -t need < <(missing "${build_deps[@]}")
+mapfile -t need < <(missing "${build_deps[@]}" "${sig_deps[@]}")
 [ -z "$srcdeb" ] || need+=("$srcdeb")
 [ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
+
+# A kernel with BTF for modules whose headers ship vmlinux (Debian's 6.12
+# and later) has each module build generate BTF with pahole. Debian's
+# linux-kbuild of those kernels depends on it; for headers that do not,
+# install it here: Debian 12 and 13 package it as pahole (dwarves before
+# 1.24-4, and on Ubuntu 22.04)
+kbuild=/lib/modules/$kver/build
+if [ -f "$kbuild/vmlinux" ] && grep -qsx 'CONFIG_DEBUG_INFO_BTF_MODULES=y' "$kbuild/.config" "$kbuild/include/config/auto.conf" &&
+	! command -v pahole >/dev/null; then
+	if apt-cache show pahole >/dev/null 2>&1; then apt_install pahole; else apt_install dwarves; fi
+fi
 
 # What an earlier install.sh installed without the package (it recorded
 # its files) makes way for the package: uninstall.sh takes it out (and
@@ -150,4 +178,13 @@ dkms status "rpcrdma-inline/$version" -k "$kver" 2>/dev/null | grep -q ': instal
 	die "$pkg is installed, but DKMS did not install the module for $kver." \
 	    "See /var/lib/dkms/rpcrdma-inline/$version/build/make.log; 'apt purge $pkg' takes the package out."
 
+# Under enforced signatures with DKMS's key not trusted, the kernel would
+# refuse ours: the stock module stays loaded (and is what modprobe loads,
+# through the package's install rule) until the key is enrolled
+if ! "$top/scripts/check-module-signing.sh" trusted; then
+	echo "rpcrdma-inline: $pkg $version is installed, but not loaded: the stock rpcrdma stays" \
+	     "loaded, and 'modprobe rpcrdma' loads it in place of ours until the kernel trusts the key" \
+	     "(above). 'rpcrdma-inline status' says which rpcrdma is loaded and why." >&2
+	exit 0
+fi
 "$top/scripts/reload-rpcrdma.sh" "$version"

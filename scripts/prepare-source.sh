@@ -51,9 +51,13 @@ srcseries="$(sed -n 's/^VERSION = //p' "$mk").$(sed -n 's/^PATCHLEVEL = //p' "$m
 kseries=$(printf '%s\n' "$kver" | cut -d. -f1-2 | sed 's/[^0-9.].*//')
 [ "$srcseries" = "$kseries" ] ||
 	die "$src is Linux $srcseries, but kernel $kver is $kseries: the source must be the kernel's own."
-# RHEL's source says its release (Makefile.rhelver): exactly the kernel's
+# RHEL's source says its release (Makefile.rhelver): exactly the kernel's.
+# Its tests are its own: src/hooks/TESTED keys it SERIES-elN (6.12-el10),
+# so that a Debian kernel's test of the same variants does not cover it
 rhelver="$out/pristine/Makefile.rhelver"
+tseries=$kseries
 if [ -f "$rhelver" ]; then
+	tseries="$kseries-el$(sed -n 's/^RHEL_MAJOR = //p' "$rhelver")"
 	srcrel="$(sed -n 's/^VERSION = //p' "$mk").$(sed -n 's/^PATCHLEVEL = //p' "$mk").$(sed -n 's/^SUBLEVEL = //p' "$mk")-$(sed -n 's/^RHEL_RELEASE = //p' "$rhelver")"
 	case $kver in
 	"$srcrel".*) ;;
@@ -70,7 +74,7 @@ fi
 mapfile -t chosen < <("$here/select-hooks.sh" "$hooks_root" "$out/pristine" || echo FAILED)
 [ "${chosen[-1]:-FAILED}" != FAILED ] || die "kernel $kver ($src): not built, as said above."
 patches=()
-combination=$kseries
+combination=$tseries
 for line in "${chosen[@]}"; do
 	read -r hook variant patch <<<"$line"
 	echo "rpcrdma-inline: hook $hook: variant $variant" >&2
@@ -80,7 +84,7 @@ done
 "$here/apply-hooks.sh" "$out/pristine" "$out/linux" "${patches[@]}"
 tested=tested
 if ! grep -qxF -- "$combination" "$hooks_root/TESTED"; then
-	echo "rpcrdma-inline: warning: every hook of kernel $kver ($kseries) applied without fuzz, but no test has covered this kernel series with these variants (src/hooks/TESTED has no line \"$combination\"): built UNTESTED" >&2
+	echo "rpcrdma-inline: warning: every hook of kernel $kver ($tseries) applied without fuzz, but no test has covered this kernel series with these variants (src/hooks/TESTED has no line \"$combination\"): built UNTESTED" >&2
 	tested=UNTESTED
 fi
 # What the build is, for modinfo, the load message, status and DKMS's

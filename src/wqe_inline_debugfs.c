@@ -173,10 +173,10 @@ static int rpcrdma_wqe_inline_memos_show(struct seq_file *m, void *v)
 			   memo->want, memo->accepted, memo->reported,
 			   memo->uses);
 		/* What the shape gets with no inline data: the stock QP */
-		seq_printf(m, " stock_send_wr=%u stock_send_sge=%u stock_write_sge=%u stock_read_sge=%u stock_inline=%u\n",
+		seq_printf(m, " stock_send_wr=%u stock_send_sge=%u stock_write_sge=%u stock_read_sge=%u stock_inline=%u extra_wr=%u\n",
 			   memo->zero.max_send_wr, memo->zero.max_send_sge,
 			   memo->zero.max_write_sge, memo->zero.max_read_sge,
-			   memo->zero.max_inline_data);
+			   memo->zero.max_inline_data, memo->extra_wr);
 	}
 	return 0;
 }

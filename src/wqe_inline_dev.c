@@ -93,6 +93,7 @@ void rpcrdma_wqe_inline_memo_get(const struct ib_device *device,
  * @accepted: the size whose creation succeeded
  * @reported: the max_inline_data the device wrote back
  * @zero: what the device writes back for @key with no inline data
+ * @extra_wr: send WRs asked beyond @key's with inline data
  *
  * Only after a negotiation whose failures were all refusals, and only
  * while the device is listed: an entry made for a device already
@@ -101,7 +102,8 @@ void rpcrdma_wqe_inline_memo_get(const struct ib_device *device,
 void rpcrdma_wqe_inline_memo_set(const struct ib_device *device,
 				 const struct rpcrdma_wqe_inline_memo_key *key,
 				 u32 want, u32 accepted, u32 reported,
-				 const struct rpcrdma_wqe_inline_caps *zero)
+				 const struct rpcrdma_wqe_inline_caps *zero,
+				 u32 extra_wr)
 {
 	struct rpcrdma_wqe_inline_memo *memo;
 	struct rpcrdma_wqe_inline_dev *dev;
@@ -112,7 +114,7 @@ void rpcrdma_wqe_inline_memo_set(const struct ib_device *device,
 		memo = rpcrdma_wqe_inline_memo_slot(dev->memos,
 						    ARRAY_SIZE(dev->memos), key);
 		rpcrdma_wqe_inline_memo_write(memo, key, want, accepted,
-					      reported, zero);
+					      reported, zero, extra_wr);
 		dev->last = *memo;
 	}
 	spin_unlock(&rpcrdma_wqe_inline_devs_lock);

@@ -83,6 +83,7 @@ rpcrdma_wqe_inline_memo_slot(struct rpcrdma_wqe_inline_memo *memos,
  * @accepted: the size whose creation succeeded
  * @reported: the max_inline_data the device wrote back
  * @zero: what the device wrote back for @key with no inline data
+ * @extra_wr: send WRs asked beyond @key's with inline data
  *
  * Call only after a negotiation whose failures were all refusals
  * (rpcrdma_wqe_inline_retry()). A result equal to the memo's keeps its
@@ -92,7 +93,8 @@ rpcrdma_wqe_inline_memo_slot(struct rpcrdma_wqe_inline_memo *memos,
 void rpcrdma_wqe_inline_memo_write(struct rpcrdma_wqe_inline_memo *memo,
 				   const struct rpcrdma_wqe_inline_memo_key *key,
 				   u32 want, u32 accepted, u32 reported,
-				   const struct rpcrdma_wqe_inline_caps *zero)
+				   const struct rpcrdma_wqe_inline_caps *zero,
+				   u32 extra_wr)
 {
 	if (!memo->valid || !rpcrdma_wqe_inline_key_eq(&memo->key, key) ||
 	    memo->want != want || memo->accepted != accepted)
@@ -102,5 +104,6 @@ void rpcrdma_wqe_inline_memo_write(struct rpcrdma_wqe_inline_memo *memo,
 	memo->accepted = accepted;
 	memo->reported = reported;
 	memo->zero = *zero;
+	memo->extra_wr = extra_wr;
 	memo->valid = true;
 }

@@ -78,6 +78,8 @@ static int rpcrdma_wqe_inline_negotiate(struct rpcrdma_wqe_inline *wi,
 		size = n->size;
 		*attr = orig;
 		attr->cap.max_inline_data = size;
+		if (size)
+			attr->cap.max_send_wr += n->extra_wr;
 		ret = rpcrdma_wqe_inline_try(wi, id, pd, attr, size);
 		if (!ret)
 			rpcrdma_wqe_inline_got(id->qp, attr, &got);
@@ -275,7 +277,8 @@ int rpcrdma_wqe_inline_create_qp(struct rpcrdma_wqe_inline *wi,
 		if (n.refusals_only)
 			rpcrdma_wqe_inline_memo_set(id->device, &key, want,
 						    size, wi->reported,
-						    &n.zero);
+						    &n.zero,
+						    size ? n.extra_wr : 0);
 	}
 
 	memcpy(&wi->peer, &id->route.addr.dst_addr, sizeof(wi->peer));

@@ -255,6 +255,7 @@ void rpcrdma_wqe_inline_neg_start(struct rpcrdma_wqe_inline_neg *n,
 	if (memo && memo->valid) {
 		n->zero = memo->zero;
 		n->zero_known = true;
+		n->extra_wr = memo->extra_wr;
 		if (n->first > rpcrdma_wqe_inline_free(drv, want, &n->zero))
 			n->size = n->first;
 	} else {
@@ -272,7 +273,12 @@ void rpcrdma_wqe_inline_neg_start(struct rpcrdma_wqe_inline_neg *n,
  * gets with none (once per negotiation without a memo); then the size
  * to resume at is asked for, unless the QP made covers it. A QP with
  * inline data is kept when it has at least what one with none has
- * (rpcrdma_wqe_inline_keep_caps()), else one with none is made. After a
+ * (rpcrdma_wqe_inline_keep_caps()). One short of send WRs alone is made
+ * again, once, asking for the missing WRs beyond the ULP's
+ * (@n->extra_wr: mlx5 rounds its send queue up to a power of two, so a
+ * larger WQE may leave fewer WRs than stock's in the same memory, where
+ * one more WR doubles it); one still short, or short of SGEs, is replaced
+ * by one with none. After a
  * refusal of the size (rpcrdma_wqe_inline_retry()) the next size is
  * asked for, 0 once a QP with none would post as much; before that, if
  * no creation with no inline data has succeeded in this negotiation,
@@ -308,6 +314,15 @@ rpcrdma_wqe_inline_neg_step(struct rpcrdma_wqe_inline_neg *n, int ret,
 	if (!ret) {
 		if (rpcrdma_wqe_inline_keep_caps(&n->zero, got, &keep))
 			return RPCRDMA_WQE_INLINE_KEEP;
+		/* Short of send WRs alone: once, ask for the missing ones */
+		if (!n->extra_tried && got->max_send_wr < n->zero.max_send_wr &&
+		    keep.max_send_sge >= n->zero.max_send_sge &&
+		    got->max_write_sge >= n->zero.max_write_sge &&
+		    got->max_read_sge >= n->zero.max_read_sge) {
+			n->extra_tried = true;
+			n->extra_wr += n->zero.max_send_wr - got->max_send_wr;
+			return RPCRDMA_WQE_INLINE_ASK;
+		}
 		n->short_caps = true;
 		n->size = 0;
 		return RPCRDMA_WQE_INLINE_ASK;

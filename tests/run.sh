@@ -27,6 +27,8 @@
 #                        the stock one, and the 6.12 debug kernel (lockdep,
 #                        KASAN, kmemleak, failslab), the bench against
 #                        a known injected delay (tests/bench/delay.sh),
+#                        ours beside stock on the irdma and mlx5 models
+#                        (6.1, 7.3),
 #                        and each fault of the wire between two machines
 #                        with ours beside stock (compare-6.1-FAULT)
 #   tests/run.sh deep-extra  the entries of deep that full does not have:
@@ -55,13 +57,15 @@ check=(unit style hooks bad-input package-names bench-input build-6.1 build-6.12
 # RHEL 8.10, 9.6, 10.0, Ubuntu 22.04's 5.15 and 6.8 HWE), about 20 s of CPU each
 check+=(kits)
 full=("${check[@]}" build-6.12+deb13 build-6.12 build-7.2 packaging-upgrade
-	guest-install pair-6.1-ours-6.1-stock pair-6.1-ours-6.1-ours pair-6.1-stock-6.1-stock
+	guest-install guest-install-sig guest-load-fallback pair-6.1-ours-6.1-stock pair-6.1-ours-6.1-ours pair-6.1-stock-6.1-stock
 	pair-7.3-ours-6.1-ours pair-6.1-ours-7.3-ours pair-6.1-ours-6.1-ours-bench guest-6.1-more guest-7.3-more guest-6.12+deb13)
 # The guests that full has not go first, the debug ones (the longest) at
 # their head: the debug kernel's phases in two guests side by side (each
 # arms and reads kmemleak; one guest with all of them took 7527 s, the
 # critical path of the tier), the stock module's faults on it last
 extra_guests=(debug-6.12 debug-data-6.12 guest-6.12.113 guest-6.12.107 guest-6.12 debug-stock-6.12)
+# Ours beside stock on the NIC models: irdma on 6.1, mlx5 and irdma on 7.3
+extra_guests+=(guest-6.1-models guest-7.3-models)
 # The wire's faults, ours on both sides beside stock on both, compared
 # check by check (tests/test-pair-compare.sh): ours must survive what
 # stock survives, and what fails with both is listed as the kernel's
@@ -122,6 +126,13 @@ command_of() {
 	# The README's install command on a fresh Debian 12 guest (DKMS builds
 	# in the guest: the longest guest, so it starts first)
 	guest-install) echo "$here/packaging/test-install-script.sh" ;;
+	# The same on Debian 12's 6.12 booted with module.sig_enforce=1 and
+	# without pahole: pahole installed, ours refused, the stock module
+	# loaded at modprobe and at nfsd's start, NFS over RDMA up
+	guest-install-sig) echo "$here/packaging/test-install-script.sh sig-enforce" ;;
+	# modprobe rpcrdma when the kernel refuses ours, on Debian 13 (dkms 3.2
+	# moves the stock module into original_module/), module.sig_enforce=1
+	guest-load-fallback) echo "$here/packaging/test-load-fallback.sh" ;;
 	# The size negotiation, the server-only measurement and the Send size
 	# table on 6.1 only, the bench's smoke run on Debian 13's 6.12 only:
 	# each costs minutes under TCG, and they exercise our code, not the
@@ -131,9 +142,13 @@ command_of() {
 	# against the driver, the size negotiation (6.1), the retries and the
 	# accept error path, and back to stock; full's -more guests the rest
 	# (4 MiB and 100 files: the pair moves data too)
-	guest-6.1) echo "env INTEGRITY_MIB=4 INTEGRITY_FILES=100 GUEST_PHASES=install,integrity,negotiation,retry,errreply,revert $here/test-guest.sh 6.1" ;;
+	guest-6.1) echo "env INTEGRITY_MIB=4 INTEGRITY_FILES=100 MODELS=mlx5 GUEST_PHASES=install,integrity,negotiation,retry,errreply,models,revert $here/test-guest.sh 6.1" ;;
 	guest-7.3) echo "env INTEGRITY_MIB=4 INTEGRITY_FILES=100 GUEST_PHASES=install,integrity,retry,errreply,revert $here/test-guest.sh 7.3" ;;
 	guest-6.1-more) echo "env GUEST_TAG=more GUEST_MEASURE=1 GUEST_PHASES=install,datapath,server,drivers,client,sizes,revert $here/test-guest.sh 6.1" ;;
+	# Ours beside stock on the NIC models (tests/guest/phase-models.sh);
+	# check's guest-6.1 runs the mlx5 one
+	guest-6.1-models) echo "env GUEST_TAG=models MODELS=irdma,irdma-pre62 GUEST_PHASES=install,models $here/test-guest.sh 6.1" ;;
+	guest-*-models) t=${1#guest-} && echo "env GUEST_TAG=models MODELS=mlx5,irdma GUEST_PHASES=install,models $here/test-guest.sh ${t%-models}" ;;
 	guest-*-more) t=${1#guest-} && echo "env GUEST_TAG=more GUEST_PHASES=install,datapath,server,drivers,client,revert $here/test-guest.sh ${t%-more}" ;;
 	guest-6.12+deb13) echo "env GUEST_PHASES=install,integrity,datapath,server,drivers,retry,client,bench,revert $here/test-guest.sh 6.12+deb13" ;;
 	guest-*) echo "env GUEST_PHASES=install,integrity,datapath,server,drivers,retry,errreply,client,revert $here/test-guest.sh ${1#guest-}" ;;

@@ -10,7 +10,7 @@
 # .ko is never loaded. Any compiler warning or error in the project's
 # files (src/, include/, and the hooked xprtrdma copy) fails; a kit that
 # is not there is reported as not run, never as passed (exit 77 when
-# none is).
+# none is). And a kit given for another kernel than its own is refused.
 #
 # usage: test-kits.sh [KIT...]   (file names in the kits directory;
 #                                 default: every expected and found kit)
@@ -79,6 +79,11 @@ for kit in "${kits[@]}"; do
 	ko="$work/src/rpcrdma.ko"
 	expect "$name: make KVER=$kver W=1 builds rpcrdma.ko for $kver" \
 		test "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)" = "$kver"
+	# A compile is not a test: no guest has run these kernels, so no line
+	# of src/hooks/TESTED covers them (RHEL's are keyed SERIES-elN)
+	echo "# kit $name: modinfo rpcrdma_inline_hooks: $(modinfo -F rpcrdma_inline_hooks "$ko" 2>/dev/null)"
+	expect "$name: the build says built UNTESTED (no guest has run this kernel)" \
+		test "$(modinfo -F rpcrdma_inline_tested "$ko" 2>/dev/null)" = UNTESTED
 	# Compiler diagnostics: file:line:col: warning|error (modpost's
 	# "WARNING: modpost: ... undefined" is the kits' empty Module.symvers)
 	diags=$(grep -E '^[^ ]+:[0-9]+:([0-9]+:)? (warning|error):' "$work/build.log" || true)
@@ -106,6 +111,21 @@ for kit in "${kits[@]}"; do
 		fi
 	done
 done
+# The last kit built, named for another kernel: refused, naming both,
+# and nothing built
+if [ "$built" -gt 0 ] && [ -f "$k/include/config/kernel.release" ]; then
+	rm -f "$work/src/rpcrdma.ko"
+	rc=0
+	make -C "$work/src" KVER="$kver.other" KDIR="$k" KSRC="$k" \
+		KBUILD_MODPOST_WARN=1 >"$work/other.log" 2>&1 || rc=$?
+	if [ "$rc" -ne 0 ] && [ ! -e "$work/src/rpcrdma.ko" ] &&
+		grep -qF "is the source of kernel $kver, not of $kver.other" "$work/other.log"; then
+		tap_ok "$name given as the source of kernel $kver.other: refused, naming both, nothing built"
+	else
+		sed -n 1,20p "$work/other.log"
+		tap_fail "$name given as the source of kernel $kver.other: refused (exit $rc)"
+	fi
+fi
 for n in "${notrun[@]}"; do
 	echo "# not run: $n (kit missing)"
 done

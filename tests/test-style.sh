@@ -47,7 +47,7 @@ fi
 mapfile -t shfiles < <(git ls-files -co --exclude-standard |
 	while read -r f; do
 		case $f in
-		*.sh | .ci/run | scripts/rpcrdma-inline | scripts/rpcrdma-inline-bench | tests/package-names/*) echo "$f" ;;
+		*.sh | .ci/run | scripts/rpcrdma-inline | scripts/rpcrdma-inline-bench | scripts/load-rpcrdma | tests/package-names/*) echo "$f" ;;
 		esac
 	done)
 if shellcheck -x "${shfiles[@]}"; then

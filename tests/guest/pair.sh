@@ -386,6 +386,12 @@ if [ $side = server ]; then
 				read -r n size </sync/bench-size
 				echo "$size" >/sys/module/rpcrdma/parameters/inline_size
 				asked+=("$size")
+				# The first answer carries this server's report, as
+				# 'ssh server "... && rpcrdma-inline report"' would
+				if [ "$n" = 1 ]; then
+					/src/scripts/rpcrdma-inline report >/sync/server-report.tmp 2>&1 || true
+					mv /sync/server-report.tmp /sync/server-report.txt
+				fi
 				echo "$n $size $(cat /sys/module/rpcrdma/parameters/inline_size)" >/sync/bench-done
 			fi
 			sleep 0.1
@@ -581,6 +587,19 @@ else
 				sed "s/^/# bench, client only (delay ${PAIR_BENCH_DELAY_NS:-0} ns per Send by reference): /"
 		fi
 		delay_report "bench, client only" "$delays0"
+		# A calibration (A/A) run: both arms at 256, the noise floor
+		rc=0
+		/src/scripts/rpcrdma-inline bench --calibrate --rounds 2 --runtime 2 --size 8 --inline-size 256 \
+			--out /tmp/bench-aa "[$v6_server]:/export" >/tmp/bench-aa.out 2>/tmp/bench-aa.err || rc=$?
+		sed 's/^/# bench --calibrate: /' /tmp/bench-aa.err | tail -n 3
+		check "$role: bench --calibrate: exit 0 ($rc), both arms at inline_size 256" \
+			test "$rc $(awk -F'\t' '$1 ~ /^[0-9]+$/ { printf "%s%s ", $2, $3 }' /tmp/bench-aa/rounds.tsv 2>/dev/null)" = "0 A256 B256 B256 A256 "
+		check "$role: ... its results.md is a calibration, with the smallest difference it resolves" \
+			bash -c "grep -q '^# rpcrdma-inline bench: calibration (A/A)$' /tmp/bench-aa/results.md &&
+				grep -qE '^resolves from zero is [0-9.]+ us\. To resolve 0\.26 us: about [0-9]+ rounds\.$' /tmp/bench-aa/results.md"
+		if [ -f /tmp/bench-aa/results.md ]; then
+			grep -E '^(\||Noise|\(s\.d\.|resolves)' /tmp/bench-aa/results.md | sed 's/^/# bench --calibrate: /'
+		fi
 		delays0=$(delay_now)
 		# Then the server too, by --server-cmd: near -2D for writes
 		rc=0
@@ -596,6 +615,14 @@ else
 			test "$(awk -F'\t' '!/^#/ && $1 ~ /^[0-9]/ { printf "%s", $2 }' /tmp/bench/rounds.tsv 2>/dev/null)" = "$(bench_order "$bench_rounds" A B)"
 		check "$role: ... the report says the server was switched by --server-cmd" \
 			grep -q 'switched by --server-cmd' /tmp/bench/rounds.tsv
+		check "$role: ... results.md embeds this client's rpcrdma-inline report (module ours, a client connection)" \
+			bash -c "sed -n '/^## This client: rpcrdma-inline report/,/^## /p' /tmp/bench/results.md |
+				grep -q '^    module: ours$' && grep -q '^    connection: client ' /tmp/bench/results.md"
+		check "$role: ... and the server's, from --server-cmd (module ours, its rxe port)" \
+			bash -c "sed -n '/^## The server: rpcrdma-inline report/,\$p' /tmp/bench/results.md |
+				grep -q '^    module: ours$' &&
+				sed -n '/^## The server: rpcrdma-inline report/,\$p' /tmp/bench/results.md |
+				grep -qE '^    rdma-device: name=[^ ]+ port=1 driver=rxe '"
 		check "$role: ... each of the $((bench_rounds * 2)) runs confirmed the server's size from what --server-cmd printed" \
 			test "$(grep -c "^# server-cmd: round .*: the server's inline_size is" /tmp/bench/rounds.tsv)" = $((bench_rounds * 2))
 		check "$role: ... over IPv6, [$v6_server]:/export: it found each B round's connection, 256 bytes granted and Calls inline" \

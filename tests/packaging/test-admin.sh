@@ -24,7 +24,7 @@ OURS_KO=updates/dkms/rpcrdma.ko
 STOCK_KO=kernel/net/sunrpc/xprtrdma/rpcrdma.ko.xz
 CONN1="server peer=192.0.2.1:40000 device=rxe0 asked=256 granted=256 max=256 attempts=1 inline=123 byref=45"
 CONN2="client peer=192.0.2.1:20049 device=rxe0 asked=256 granted=512 max=256 attempts=2 inline=77 byref=8"
-DEV1="rxe0 driver=rxe policy=on want=256 accepted=256 granted=256 why=copies inline data from sge.addr; up to 512 bytes"
+DEV1="rxe0 driver=rxe policy=on behind_reg=on want=256 accepted=256 granted=256 audited=6.1 why=copies inline data from sge.addr; up to 512 bytes"
 
 # The stubs: each logs its arguments to $F/calls
 stub() {
@@ -46,7 +46,7 @@ new_root() {
 	printf 'device sysfs mounted on /sys with fstype sysfs\n' >"$F/proc/self/mountstats"
 	printf 'tcp 2049\n' >"$F/proc/fs/nfsd/portlist"
 	: >"$F/modules/$OURS_KO"
-	printf 'srcversion=OURS0123456789ABCDEF0123\nversion=%s\nrpcrdma_inline=%s\ndepends=sunrpc,ib_core,rdma_cm\n' \
+	printf 'srcversion=OURS0123456789ABCDEF0123\nversion=%s\nrpcrdma_inline=%s\ndepends=sunrpc,ib_core,rdma_cm\nrpcrdma_inline_hooks=6.1:01=6.1\nrpcrdma_inline_tested=tested\n' \
 		"$version" "$version" >"$F/modules/$OURS_KO.modinfo"
 	: >"$F/modules/$STOCK_KO"
 	printf 'srcversion=STOCK456789ABCDEF01234567\ndepends=sunrpc,ib_core,rdma_cm\n' \
@@ -204,7 +204,7 @@ expect_eq "ours: both connection lines, as debugfs has them" \
 expect_grep "ours: the client line shows granted=512 and its counts" \
 	'^connection: client .* granted=512 max=256 attempts=2 inline=77 byref=8$' "$out"
 expect_eq "ours: device: in key=value form, the reason quoted" \
-	"name=rxe0 driver=rxe policy=on want=256 accepted=256 granted=256 why=\"copies inline data from sge.addr; up to 512 bytes\"" \
+	"name=rxe0 driver=rxe policy=on behind_reg=on want=256 accepted=256 granted=256 audited=6.1 why=\"copies inline data from sge.addr; up to 512 bytes\"" \
 	"$(val device)"
 expect_eq "ours: every output line is 'key: value'" "" \
 	"$(grep -vE '^[a-z][a-z0-9_.-]*: ' <<<"$out" || true)"
@@ -216,8 +216,8 @@ new_root
 load_ours nosrcversion
 debugfs_content "$F/debug"
 run status
-expect_eq "ours, no srcversion: module: ours, told-by: version-file" \
-	"ours version-file" "$(val module) $(val told-by)"
+expect_eq "ours, no srcversion: module: ours, told-by: version-file; tested: of the installed file of its version" \
+	"ours version-file tested" "$(val module) $(val told-by) $(val tested)"
 # ... and rebuilt since it was loaded: srcversion matches neither file
 echo OLDBUILD0000000000000000 >"$F/sys/module/rpcrdma/srcversion"
 run status
@@ -492,9 +492,9 @@ run report
 expect_eq "report: exits 0" 0 "$rc"
 expect_eq "report: every line is 'key: value'" "" "$(grep -vE '^[a-z][a-z0-9_.-]*: ' <<<"$out" || true)"
 expect_eq "report: report: rpcrdma-inline $version" "rpcrdma-inline $version" "$(val report)"
-expect_eq "report: module ours, version, srcversion, tested (the installed file's, matched)" \
-	"ours $version OURS0123456789ABCDEF0123 -" \
-	"$(val module) $(val version) $(val srcversion) $(val tested)"
+expect_eq "report: module ours, version, srcversion; hooks and tested of the installed file it matches" \
+	"ours $version OURS0123456789ABCDEF0123 6.1:01=6.1 tested" \
+	"$(val module) $(val version) $(val srcversion) $(val hooks) $(val tested)"
 expect_eq "report: distribution from os-release" "Debian GNU/Linux 12 (bookworm)" "$(val distribution)"
 expect_eq "report: kernel-package" "linux-image-6.1.0-57-amd64 6.1.192-1" "$(val kernel-package)"
 expect_eq "report: package" "rpcrdma-inline-dkms 0.1.0-1" "$(val package)"
@@ -504,7 +504,7 @@ expect_eq "report: dkms: one line per kernel, from dkms status and for the kerne
 	"kernel=$KVER version=0.1.0 arch=x86_64 state=\"installed\""$'\n'"kernel=6.12.57+deb13-amd64 version=- arch=- state=\"not built\"" \
 	"$(val dkms)"
 expect_eq "report: rdma-device: driver, verdict, board, firmware, GUID, link layer, rate, MTU, why" \
-	"name=rxe0 port=1 driver=rxe driver_id=- policy=on behind_reg=- want=256 accepted=256 granted=256 kernel_driver=- hca_type=\"\" board_id=\"board-7\" fw_ver=\"16.35.2000\" node_guid=0250:b6ff:fe12:3456 link_layer=\"Ethernet\" state=\"4: ACTIVE\" rate=\"100 Gb/sec (4X EDR)\" netdev=eth0 mtu=9000 why=\"copies inline data from sge.addr; up to 512 bytes\"" \
+	"name=rxe0 port=1 driver=rxe driver_id=- policy=on behind_reg=on want=256 accepted=256 granted=256 audited=6.1 kernel_driver=- hca_type=\"\" board_id=\"board-7\" fw_ver=\"16.35.2000\" node_guid=0250:b6ff:fe12:3456 link_layer=\"Ethernet\" state=\"4: ACTIVE\" rate=\"100 Gb/sec (4X EDR)\" netdev=eth0 mtu=9000 why=\"copies inline data from sge.addr; up to 512 bytes\"" \
 	"$(val rdma-device)"
 expect_eq "report: the client connection with its mount, vers, rsize, wsize" \
 	"$CONN2 mount=\"/mnt/rdma\" vers=3 rsize=1048576 wsize=1048576" "$(val connection | grep '^client')"

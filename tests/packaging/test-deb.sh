@@ -60,7 +60,9 @@ want_other=$(LC_ALL=C sort <<EOF
 /etc/kernel/postinst.d/50-rpcrdma-inline
 /etc/kernel/postrm.d/rpcrdma-inline
 /etc/modprobe.d/rpcrdma-inline.conf
+/usr/lib/modprobe.d/rpcrdma-inline-load.conf
 /usr/libexec/rpcrdma-inline/build-for-kernels
+/usr/libexec/rpcrdma-inline/load-rpcrdma
 /usr/libexec/rpcrdma-inline/stale-module-notice
 /usr/libexec/rpcrdma-inline/rpcrdma-inline-bench
 /usr/libexec/rpcrdma-inline/rpcrdma-inline-bench-report
@@ -73,7 +75,7 @@ want_other=$(LC_ALL=C sort <<EOF
 $(for d in "$REPO"/docs/*.md; do echo "/usr/share/doc/$BIN_PKG/docs/${d##*/}$(gz "docs/${d##*/}")"; done)
 EOF
 )
-diff_lists "outside $srcdir: the command, its bench, its man page, the conffile, the kernel hooks and their scripts, the docs; nothing else" \
+diff_lists "outside $srcdir: the command, its bench, its load helper and install rule, its man page, the conffile, the kernel hooks and their scripts, the docs; nothing else" \
 	"$want_other" "$(grep -v "^$srcdir/" <<<"$files")"
 
 mode_of() {
@@ -105,6 +107,18 @@ expect_grep "the conffile shows the options line, commented out" \
 	'^#options rpcrdma inline_size=256 server_inline=Y client_inline=Y$' "$(cat "$conf")"
 expect_eq "the conffile sets nothing (every line a comment or blank)" \
 	"" "$(grep -vE '^[[:space:]]*(#|$)' "$conf" || true)"
+
+expect_eq "/usr/libexec/rpcrdma-inline/load-rpcrdma is -rwxr-xr-x root/root" \
+	"-rwxr-xr-x root/root" "$(mode_of /usr/libexec/rpcrdma-inline/load-rpcrdma)"
+expect "load-rpcrdma is scripts/load-rpcrdma" \
+	cmp -s "$work/src/scripts/load-rpcrdma" "$work/root/usr/libexec/rpcrdma-inline/load-rpcrdma"
+rule="$work/root/usr/lib/modprobe.d/rpcrdma-inline-load.conf"
+expect "/usr/lib/modprobe.d/rpcrdma-inline-load.conf is scripts/rpcrdma-inline-load.modprobe.conf" \
+	cmp -s "$work/src/scripts/rpcrdma-inline-load.modprobe.conf" "$rule"
+# shellcheck disable=SC2016 # modprobe's $CMDLINE_OPTS, literally
+expect_eq "its one rule: modprobe rpcrdma runs load-rpcrdma, or a plain modprobe without it" \
+	'install rpcrdma if [ -x /usr/libexec/rpcrdma-inline/load-rpcrdma ]; then /usr/libexec/rpcrdma-inline/load-rpcrdma $CMDLINE_OPTS; else modprobe --ignore-install rpcrdma $CMDLINE_OPTS; fi' \
+	"$(grep -vE '^[[:space:]]*(#|$)' "$rule")"
 
 dpkg-deb -e "$deb" "$work/control"
 expect_eq "conffiles: the kernel hooks and /etc/modprobe.d/rpcrdma-inline.conf" \
@@ -147,8 +161,12 @@ expect_eq "does not Recommend the linux-source metapackage" "" \
 	"$(grep -E '(^|\|)linux-source(\||$)' <<<"$recommends" || true)"
 expect_grep "Recommends linux-headers-amd64 | linux-headers" \
 	'^linux-headers-amd64\|.*linux-headers$' "$recommends"
+# Debian's 6.12 and later ship vmlinux in their headers: every module
+# build generates BTF with pahole (their linux-kbuild Depends on it)
+expect_grep "Recommends pahole | dwarves (BTF of 6.12 and later)" '^pahole\|dwarves$' "$recommends"
+expect_grep "Recommends openssl (DKMS signs with it under Secure Boot)" '^openssl$' "$recommends"
 suggests=$(relations Suggests)
-for s in rdma-core nfs-kernel-server nfs-common fio python3 python3-matplotlib; do
+for s in rdma-core nfs-kernel-server nfs-common fio python3 python3-matplotlib mokutil; do
 	expect_grep "Suggests $s" "^$s$" "$suggests"
 done
 

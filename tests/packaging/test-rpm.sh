@@ -85,6 +85,8 @@ diff_lists "$srcdir holds exactly dkms.conf, Makefile, Kbuild, src/, include/ an
 expect_grep "the package owns $srcdir itself (removed with it)" "^$srcdir$" "$dirs"
 want_other=$(LC_ALL=C sort <<EOF
 /etc/modprobe.d/rpcrdma-inline.conf
+/usr/lib/modprobe.d/rpcrdma-inline-load.conf
+/usr/libexec/rpcrdma-inline/load-rpcrdma
 /usr/libexec/rpcrdma-inline/rpcrdma-inline-bench
 /usr/libexec/rpcrdma-inline/rpcrdma-inline-bench-report
 /usr/sbin/rpcrdma-inline
@@ -96,7 +98,7 @@ want_other=$(LC_ALL=C sort <<EOF
 $(for d in "$REPO"/docs/*.md; do echo "/usr/share/doc/$BIN_PKG-$version/docs/${d##*/}"; done)
 EOF
 )
-diff_lists "outside $srcdir: the command, its bench, its man page, the config file, README.md, docs/ and the license texts; nothing else" \
+diff_lists "outside $srcdir: the command, its bench, its load helper and install rule, its man page, the config file, README.md, docs/ and the license texts; nothing else" \
 	"$want_other" "$(grep -v "^$srcdir/" <<<"$plain")"
 expect_eq "config files: /etc/modprobe.d/rpcrdma-inline.conf" \
 	"/etc/modprobe.d/rpcrdma-inline.conf" "$(q --configfiles)"
@@ -118,6 +120,14 @@ expect "/usr/sbin/rpcrdma-inline is scripts/rpcrdma-inline" \
 expect "/etc/modprobe.d/rpcrdma-inline.conf is scripts/rpcrdma-inline.modprobe.conf" \
 	cmp -s "$work/$NAME-$version/scripts/rpcrdma-inline.modprobe.conf" \
 	"$work/root/etc/modprobe.d/rpcrdma-inline.conf"
+
+expect_grep "/usr/libexec/rpcrdma-inline/load-rpcrdma is -rwxr-xr-x" \
+	'^-rwxr-xr-x /usr/libexec/rpcrdma-inline/load-rpcrdma$' "$modes"
+expect "load-rpcrdma is scripts/load-rpcrdma" \
+	cmp -s "$work/$NAME-$version/scripts/load-rpcrdma" "$work/root/usr/libexec/rpcrdma-inline/load-rpcrdma"
+expect "/usr/lib/modprobe.d/rpcrdma-inline-load.conf is scripts/rpcrdma-inline-load.modprobe.conf" \
+	cmp -s "$work/$NAME-$version/scripts/rpcrdma-inline-load.modprobe.conf" \
+	"$work/root/usr/lib/modprobe.d/rpcrdma-inline-load.conf"
 
 scripts=$(q --scripts)
 # The body of one scriptlet in rpm -q --scripts output

@@ -78,7 +78,7 @@ static struct probe run_probe(const struct rpcrdma_wqe_inline_driver *drv,
 	p.granted = size;
 	if (memo)
 		rpcrdma_wqe_inline_memo_write(memo, &memo->key, want, size,
-					      size, &memo->zero);
+					      size, &memo->zero, 0);
 	return p;
 }
 
@@ -833,19 +833,22 @@ static int model_rxe(const struct model *m, u32 inl,
 	return 0;
 }
 
-static int model_create(struct model *m, u32 inl,
+/* @extra: send WRs asked beyond the ULP's (rpcrdma_wqe_inline_neg) */
+static int model_create(struct model *m, u32 inl, u32 extra,
 			struct rpcrdma_wqe_inline_caps *got)
 {
 	unsigned int i = m->created++;
+	struct model asked = *m;
 
 	memset(got, 0, sizeof(*got));
 	if (i < m->nerrs && m->errs[i])
 		return m->errs[i];
+	asked.send_wr += extra;
 	switch (m->kind) {
 	case MODEL_MLX5:
-		return model_mlx5(m, inl, got);
+		return model_mlx5(&asked, inl, got);
 	case MODEL_RXE:
-		return model_rxe(m, inl, got);
+		return model_rxe(&asked, inl, got);
 	default:
 		if (inl > m->limit)
 			return -EINVAL;
@@ -886,7 +889,7 @@ static struct conn run_conn(const struct rpcrdma_wqe_inline_driver *drv,
 		if (c.attempts < ARRAY_SIZE(c.asked))
 			c.asked[c.attempts] = size;
 		c.attempts++;
-		c.ret = model_create(m, size, &got);
+		c.ret = model_create(m, size, size ? c.n.extra_wr : 0, &got);
 		c.failed += !!c.ret;
 		act = rpcrdma_wqe_inline_neg_step(&c.n, c.ret, &got);
 		if (act == RPCRDMA_WQE_INLINE_FAIL)
@@ -903,7 +906,8 @@ static struct conn run_conn(const struct rpcrdma_wqe_inline_driver *drv,
 					  got.max_inline_data);
 	if (memo && c.n.refusals_only)
 		rpcrdma_wqe_inline_memo_write(memo, &memo->key, want, c.size,
-					      got.max_inline_data, &c.n.zero);
+					      got.max_inline_data, &c.n.zero,
+					      c.size ? c.n.extra_wr : 0);
 	return c;
 }
 
@@ -927,7 +931,7 @@ static struct rpcrdma_wqe_inline_caps stock_caps(struct model *m)
 	unsigned int created = m->created, nerrs = m->nerrs;
 
 	m->nerrs = 0;
-	model_create(m, 0, &got);
+	model_create(m, 0, 0, &got);
 	m->created = created;
 	m->nerrs = nerrs;
 	return got;
@@ -1011,7 +1015,7 @@ static void test_mlx5_server(void)
 		 "mlx5, 1801 WRs: RDMA Writes per 1 MiB READ as stock (19)");
 	check(wrs_per_mib(5) == 52,
 	      "mlx5: the former clamp to the 5 asked took 52 Writes per 1 MiB");
-	check(c.max == 256 && NFS3_WRITE_REPLY <= c.max,
+	check(c.max == 256 && c.max >= NFS3_WRITE_REPLY,
 	      "mlx5, 1801 WRs: 256 bytes inline; the 4 KiB WRITE Reply (188 bytes) inline");
 	c = run_conn(MLX5, 256, &m, &memo);
 	check(c.attempts == 1 && c.asked[0] == 256 && c.max == 256,
@@ -1048,12 +1052,17 @@ static void test_mlx5_server(void)
 	stock = stock_caps(&m);
 	c = run_conn(MLX5, 256, &m, &memo);
 	log_conn("mlx5, 1100 WRs", &c);
-	check(c.attempts == 3 && c.asked[2] == 0 && c.n.short_caps &&
-	      c.failed == 0 && caps_ge(&c.keep, &stock) && c.max == 120,
-	      "mlx5, 1100 WRs: 256 writes back 1170 WRs against stock's 2048: stock's QP, 120 inline");
+	check(c.attempts == 3 && c.asked[2] == 256 && !c.n.short_caps &&
+	      c.n.extra_wr == 2048 - 1170 && c.failed == 0 &&
+	      caps_ge(&c.keep, &stock) && c.keep.max_send_wr == 2340 &&
+	      c.max == 256,
+	      "mlx5, 1100 WRs: 256 writes back 1170 WRs against stock's 2048: again with 878 more, 2340");
+	check(c.max >= NFS3_WRITE_REPLY,
+	      "mlx5, 1100 WRs: the 4 KiB WRITE Reply (188 bytes) inline");
 	c = run_conn(MLX5, 256, &m, &memo);
-	check(c.attempts == 1 && c.asked[0] == 0 && c.max == 120,
-	      "mlx5, 1100 WRs: later connections, one creation");
+	check(c.attempts == 1 && c.asked[0] == 256 && c.n.extra_wr == 878 &&
+	      c.keep.max_send_wr == 2340 && c.max == 256,
+	      "mlx5, 1100 WRs: later connections, one creation, with the extra WRs");
 
 	/* Asking what mlx5 gives for free: no creation beyond the first */
 	m.created = 0;
@@ -1172,8 +1181,9 @@ static void test_neg(void)
 	      "fewer SGEs with inline data than without: a QP without, as stock's");
 	m.with = (struct rpcrdma_wqe_inline_caps){ 100, 3, 3, 3, 256 };
 	c = run_conn(RXE, 256, &m, NULL);
-	check(c.size == 0 && c.n.short_caps && c.keep.max_send_wr == 128,
-	      "fewer send WRs with inline data than without: a QP without");
+	check(c.size == 0 && c.n.short_caps && c.keep.max_send_wr == 128 &&
+	      c.attempts == 4 && c.n.extra_tried,
+	      "fewer send WRs with inline data than without, asking more too: a QP without");
 	m.without = (struct rpcrdma_wqe_inline_caps){ 128, 3, 3, 3, 200 };
 	m.with = (struct rpcrdma_wqe_inline_caps){ 128, 3, 3, 3, 256 };
 	c = run_conn(RXE, 256, &m, NULL);
