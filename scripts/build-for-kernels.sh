@@ -66,6 +66,8 @@ for kver in "$@"; do
 		printf '%s\n' "$why" >&2
 		continue
 	fi
+	# Which source it takes (dkms 3.2 writes PRE_BUILD's words to make.log only)
+	printf '%s\n' "$why"
 	say "building for kernel $kver"
 	if dkms install -m "$name" -v "$version" -k "$kver"; then
 		continue

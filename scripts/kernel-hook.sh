@@ -14,7 +14,8 @@
 # dkms.conf reads it to make dkms's own hook, next in the same run,
 # leave ours alone: dkms 3.0 fails the whole kernel postinst when one
 # module does not build. After a kernel is removed: remove the kernel
-# source kept for it. Does nothing once the package is removed.
+# source kept for it (not on its upgrade or reinstall). Does nothing
+# once the package is removed.
 #
 # usage: (run-parts) HOOK KVER [IMAGE]
 set -euo pipefail
@@ -22,6 +23,12 @@ kver=${1:-}
 [ -n "$kver" ] || exit 0
 case $0 in
 */postrm.d/*)
+	# The kernel's postrm runs these on an upgrade or reinstall too: keep
+	# the source then (as initramfs-tools' own hook keeps the initrd)
+	if [ -n "${DEB_MAINT_PARAMS:-}" ]; then
+		eval set -- "$DEB_MAINT_PARAMS"
+		[ "${1:-}" = remove ] || exit 0
+	fi
 	rm -rf "/var/lib/rpcrdma-inline/$kver"
 	exit 0
 	;;

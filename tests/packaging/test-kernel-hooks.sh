@@ -14,7 +14,10 @@
 #   S1  a new series without its source (bookworm 6.1 -> 6.12, trixie
 #       7.2 -> 7.3), S2 then the source installed: the trigger builds;
 #   C1  a new series whose headers say no CONFIG_SUNRPC_XPRT_RDMA (its
-#       headers package rebuilt for the test with that line removed).
+#       headers package rebuilt for the test with that line removed);
+#   F1  a build error (an #error added to our source): the kernel's hooks
+#       (ours, then dkms's) exit 0 showing make.log's end, the package's
+#       reconfiguration fails showing it.
 # Each step checks: apt exits 0, dpkg --audit is empty, every kernel has
 # an initrd, `modinfo -k` resolves rpcrdma to ours or to stock as
 # expected, and apt's own output says what to do. On trixie, S2's end
@@ -25,14 +28,14 @@
 # ${RPCRDMA_INLINE_CACHE:-/var/cache/rpcrdma-inline}/debs/DIST-point.
 # Needs root; ~20-30 min a release on a loaded 2-core host.
 #
-# usage: test-kernel-hooks.sh bookworm|trixie [STEP...]   (default: all)
+# usage: test-kernel-hooks.sh bookworm|trixie [P|S|C|F...]   (default: all)
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 dist=${1:?usage: test-kernel-hooks.sh bookworm|trixie [STEP...]}
 shift
-steps=${*:-P S C}
+steps=${*:-P S C F}
 case $dist in
 bookworm) old_series=6.1 new_series=6.12 ;;
 trixie) old_series=7.2 new_series=7.3 ;;
@@ -76,7 +79,7 @@ tap_ok "built $(basename "$deb1") and $(basename "$deb2")"
 image_packages() {
 	# shellcheck disable=SC2016 # dpkg-query's fields
 	chroot "$rootfs" dpkg-query -W -f='${Package} ${Version} ${Architecture}\n' |
-		awk -v v="$1" '$2 == v && $1 ~ /^linux-(image|headers|kbuild|source)-/ { print $1 " " $3 }'
+		awk -v v="$1" '$2 == v && $1 ~ /^linux-(image|headers|kbuild|source|base|binary|modules)-/ { print $1 " " $3 }'
 }
 
 # The 6.12 point release before the image's, fetched once
@@ -146,7 +149,7 @@ purge() {
 	local v
 	for v in "$@"; do
 		dpkg-query -W -f='${Package} ${Version} ${Architecture}\n' |
-			awk -v v="$v" '$2 == v && $1 ~ /^linux-(image|headers|kbuild|source)-/ { print $1 " " $3 }' >"/tmp/pkg/list-$v"
+			awk -v v="$v" '$2 == v && $1 ~ /^linux-(image|headers|kbuild|source|base|binary|modules)-/ { print $1 " " $3 }' >"/tmp/pkg/list-$v"
 		dpkg --purge $(cut -d' ' -f1 "/tmp/pkg/list-$v") >/dev/null 2>&1
 	done
 }
@@ -200,8 +203,16 @@ series) # $1 = the new series' version, $2 = nosource | noconfig
 	run apt apt-get install -y "${f[@]}"
 	;;
 source) # $1 = the new series' version
-	mapfile -t f < <(pkgfiles "$1" '^linux-(image|headers|kbuild)')
+	mapfile -t f < <(pkgfiles "$1" '^linux-(image|headers|kbuild|base|binary|modules)')
 	run apt apt-get install -y "${f[@]}"
+	;;
+broken) # $1 = the kept series' kernel: a build error in our source
+	dkms remove rpcrdma-inline/"$2" -k "$1" >/dev/null 2>&1
+	printf '#error rpcrdma-inline test: a build error\n' >>/usr/src/rpcrdma-inline-"$2"/src/wqe_inline.c
+	run hooks run-parts --report --exit-on-error --regex '^(50-rpcrdma-inline|dkms)$' --arg="$1" \
+		/etc/kernel/postinst.d
+	run reconfigure dpkg-reconfigure rpcrdma-inline-dkms
+	dpkg --configure -a >/dev/null 2>&1
 	;;
 esac
 state
@@ -275,12 +286,14 @@ if [[ " $steps " == *" P "* ]]; then
 
 	step P3 "$work/P2:$work/P1:$work/P0:$rootfs" "the older kernel $k_older reinstalled" reinstall "$pv_old"
 	check P3 apt "$k_older $k612" ""
+	expect_eq "$dist P3: the source kept for $k_older stays through its reinstall" "$pv_old" \
+		"$(fact P3.facts "kept.$k_older")"
 fi
 
 # --------------------------------------------- S: a new series, its source later
 image_packages "$pv_new" >"$work/pkg/list-$pv_new"
 purge_versions=$(awk -v s="$old_series" '$3 != s { print $2 }' "$img/kernels" | paste -sd' ')
-if [[ " $steps " == *" S "* || " $steps " == *" C "* ]]; then
+if [[ " $steps " == *" S "* || " $steps " == *" C "* || " $steps " == *" F "* ]]; then
 	# shellcheck disable=SC2086 # one version a word
 	step S0 "$rootfs" "$old_series only, our package" series-base "$k_old" $purge_versions
 	check S0 install "$k_old" ""
@@ -326,6 +339,19 @@ if [[ " $steps " == *" C "* ]]; then
 	check C1 apt "$k_old" "$k_new"
 	expect_grep "$dist C1: apt's output says $k_new has no NFS over RDMA" \
 		"kernel $(ere "$k_new") is built without NFS over RDMA" "$(out apt.out)"
+fi
+# --------------------------------------------- F: a real build error
+if [[ " $steps " == *" F "* ]]; then
+	step F1 "$work/S0:$rootfs" "a build error: the kernel hooks, then dpkg-reconfigure" broken "$k_old" "$version"
+	expect_eq "$dist F1: the kernel's hooks (ours, then dkms's) exit 0" 0 "$(fact F1.facts hooks.rc)"
+	expect_grep "$dist F1: the hooks say the build for $k_old failed, the stock module serves it" \
+		"the build for kernel $(ere "$k_old") failed; the stock rpcrdma module serves it" "$(out hooks.out)"
+	expect_grep "$dist F1: ... and show make.log's end" "#error rpcrdma-inline test: a build error" "$(out hooks.out)"
+	expect "$dist F1: dpkg-reconfigure fails (exit $(fact F1.facts reconfigure.rc))" \
+		test "$(fact F1.facts reconfigure.rc)" != 0
+	expect_grep "$dist F1: ... showing make.log's end" "#error rpcrdma-inline test: a build error" "$(out reconfigure.out)"
+	expect_grep "$dist F1: rpcrdma for $k_old resolves to the stock module" \
+		"^/lib/modules/$(ere "$k_old")/kernel/net/sunrpc/xprtrdma/rpcrdma\\.ko" "$(fact F1.facts "resolves.$k_old")"
 fi
 echo "# test-kernel-hooks.sh $dist took $((SECONDS - t_all)) s"
 tap_end
