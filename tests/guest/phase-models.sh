@@ -132,6 +132,10 @@ models_round() {
 	conns_gone || true
 	if [ -d /sys/module/rpcrdma ]; then unload_rpcrdma; fi
 	if [ -d /sys/module/inline_limit ]; then rmmod inline_limit; fi
+	# (what is still allocated on rxe0 as it goes: the kernel WARNs on it)
+	for r in qp cq pd mr cm_id; do
+		rdma res show "$r" 2>&1 | sed "s/^/# models: before rdma link delete: $r: /" || true
+	done
 	rdma link delete rxe0
 	rdma link add rxe0 type rxe netdev dummy0
 	rxe_wait_active rxe0
