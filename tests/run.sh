@@ -142,8 +142,8 @@ command_of() {
 	# against the driver, the size negotiation (6.1), the retries and the
 	# accept error path, and back to stock; full's -more guests the rest
 	# (4 MiB and 100 files: the pair moves data too)
-	guest-6.1) echo "env INTEGRITY_MIB=4 INTEGRITY_FILES=100 MODELS=mlx5 GUEST_PHASES=install,integrity,negotiation,models,retry,errreply,revert $here/test-guest.sh 6.1" ;;
-	guest-7.3) echo "env INTEGRITY_MIB=4 INTEGRITY_FILES=100 GUEST_PHASES=install,integrity,retry,errreply,revert $here/test-guest.sh 7.3" ;;
+	guest-6.1) echo "env INTEGRITY_MIB=4 INTEGRITY_FILES=100 MODELS=mlx5 GUEST_PHASES=install,integrity,negotiation,models,retry,errreply,acceptleak,revert $here/test-guest.sh 6.1" ;;
+	guest-7.3) echo "env INTEGRITY_MIB=4 INTEGRITY_FILES=100 GUEST_PHASES=install,integrity,retry,errreply,acceptleak,revert $here/test-guest.sh 7.3" ;;
 	guest-6.1-more) echo "env GUEST_TAG=more GUEST_MEASURE=1 GUEST_PHASES=install,datapath,server,drivers,client,sizes,revert $here/test-guest.sh 6.1" ;;
 	# Ours beside stock on the NIC models (tests/guest/phase-models.sh);
 	# check's guest-6.1 runs the mlx5 one

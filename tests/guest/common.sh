@@ -31,6 +31,8 @@
 #   kernel_problems                    Oops/WARN/BUG lines in dmesg so far
 #   fio_slowest OUTPUT                 fio's longest completion latency
 #                                      (every section of its output), in s
+#   stock_file                         the stock rpcrdma.ko, decompressed
+#   load_rpcrdma_of ours|stock         load that rpcrdma
 
 CONNS=/sys/kernel/debug/rpcrdma_inline/connections
 PKG_VERSION=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' /src/dkms.conf)
@@ -499,4 +501,36 @@ rpc_retrans() {
 connects() {
 	awk '$1 == "device" { inmp = ($5 == "/mnt") } inmp && $1 == "xprt:" && $2 == "rdma" { print $5; exit }' \
 		/proc/self/mountstats
+}
+
+# The stock module, decompressed into /tmp (kmod hands a compressed file
+# to the kernel as it is, which 7.3 refused: "Invalid ELF header"): from
+# where it was, or from DKMS 3.2's copy (Debian 13: rpcrdma.ko.xz.origin
+# while ours is installed)
+# shellcheck disable=SC2154 # $stock: set by phase-install.sh
+stock_file() {
+	local f=$stock out=/tmp/rpcrdma-stock.ko
+	if [ ! -e "$f" ]; then
+		# (NAME.origin holds the path it came from, not the module)
+		f=$(find /var/lib/dkms/rpcrdma-inline/original_module -path "*/$(uname -r)/*" \
+			-name 'rpcrdma.ko*' ! -name '*.origin' 2>/dev/null | head -n 1)
+	fi
+	[ -n "$f" ] || return 0
+	# (whatever its name says: the first that gives an ELF file)
+	xz -dc "$f" >"$out" 2>/dev/null || zstd -qdc "$f" >"$out" 2>/dev/null ||
+		gzip -dc "$f" >"$out" 2>/dev/null || cp "$f" "$out"
+	[ "$(head -c 4 "$out" | od -An -c | tr -d ' ')" = 177ELF ] ||
+		log "stock_file: $f is not a module once decompressed: $(head -c 8 "$f" | od -An -tx1)" >&2
+	echo "$out"
+}
+
+# load_rpcrdma_of ours|stock: that rpcrdma, nothing of ours loaded before
+load_rpcrdma_of() {
+	modprobe -a sunrpc ib_core rdma_cm
+	if [ "$1" = ours ]; then
+		modprobe rpcrdma
+		ours_loaded
+	else
+		insmod "$(stock_file)" && ! ours_loaded
+	fi
 }

@@ -39,37 +39,6 @@ rc_qps() {
 	rdma res show qp 2>/dev/null | grep -c 'type RC' || true
 }
 
-# The stock module, decompressed into /tmp (kmod hands a compressed file
-# to the kernel as it is, which 7.3 refused: "Invalid ELF header"): from
-# where it was, or from DKMS 3.2's copy (Debian 13: rpcrdma.ko.xz.origin
-# while ours is installed)
-stock_file() {
-	local f=$stock out=/tmp/rpcrdma-stock.ko
-	if [ ! -e "$f" ]; then
-		# (NAME.origin holds the path it came from, not the module)
-		f=$(find /var/lib/dkms/rpcrdma-inline/original_module -path "*/$(uname -r)/*" \
-			-name 'rpcrdma.ko*' ! -name '*.origin' 2>/dev/null | head -n 1)
-	fi
-	[ -n "$f" ] || return 0
-	# (whatever its name says: the first that gives an ELF file)
-	xz -dc "$f" >"$out" 2>/dev/null || zstd -qdc "$f" >"$out" 2>/dev/null ||
-		gzip -dc "$f" >"$out" 2>/dev/null || cp "$f" "$out"
-	[ "$(head -c 4 "$out" | od -An -c | tr -d ' ')" = 177ELF ] ||
-		log "models: $f is not a module once decompressed: $(head -c 8 "$f" | od -An -tx1)" >&2
-	echo "$out"
-}
-
-# models_load ours|stock: that rpcrdma, nothing of ours loaded before
-models_load() {
-	modprobe -a sunrpc ib_core rdma_cm
-	if [ "$1" = ours ]; then
-		modprobe rpcrdma
-		ours_loaded
-	else
-		insmod "$(stock_file)" && ! ours_loaded
-	fi
-}
-
 # The qps line of SIDE's last creation: "got" caps and SGE limits as
 # "send_sge send_wr inline recv_sge recv_wr write_sge read_sge"
 qp_caps() {
@@ -139,7 +108,7 @@ models_round() {
 	rdma link delete rxe0
 	rdma link add rxe0 type rxe netdev dummy0
 	rxe_wait_active rxe0
-	if ! models_load "$mod"; then
+	if ! load_rpcrdma_of "$mod"; then
 		check "$k: the $mod rpcrdma loads ($(stock_file))" false
 		return 0
 	fi
