@@ -18,20 +18,14 @@
 # Run it after the phases that delete rxe0 (models): a device with
 # leaked objects WARNs when it is deleted.
 
-# "pd=N cq=N qp=N" of rxe0, from `rdma res show`'s summary
+# "PDS CQS QPS" of rxe0, from `rdma res show`'s summary; fails when
+# the summary has no line for rxe0 (so that a format it does not know
+# cannot read as 0 and 0)
 al_counts() {
 	rdma res show 2>/dev/null | awk '$2 == "rxe0:" {
 		for (i = 3; i < NF; i += 2) v[$i] = $(i + 1)
-		printf "pd=%d cq=%d qp=%d", v["pd"], v["cq"], v["qp"] }'
-}
-
-# al_delta BEFORE AFTER: "pd=N cq=N qp=N" grown from BEFORE to AFTER
-al_delta() {
-	local -A b=() a=()
-	local kv
-	for kv in $1; do b[${kv%=*}]=${kv#*=}; done
-	for kv in $2; do a[${kv%=*}]=${kv#*=}; done
-	echo "pd=$((a[pd] - b[pd])) cq=$((a[cq] - b[cq])) qp=$((a[qp] - b[qp]))"
+		printf "%d %d %d\n", v["pd"], v["cq"], v["qp"]; found = 1 }
+		END { exit !found }'
 }
 
 declare -A AL=()
@@ -41,7 +35,8 @@ for al_mod in stock ours; do
 	conns_gone || true
 	if [ -d /sys/module/rpcrdma ]; then unload_rpcrdma; fi
 	if [ -d /sys/module/inline_limit ]; then rmmod inline_limit; fi
-	al_before=$(al_counts)
+	al_before=$(al_counts) ||
+		check "accept leak: rdma res show has a summary line for rxe0" false
 	if ! load_rpcrdma_of "$al_mod"; then
 		check "accept leak: the $al_mod rpcrdma loads" false
 		continue
@@ -58,19 +53,21 @@ for al_mod in stock ours; do
 	conns_gone || true
 	check "accept leak, $al_mod: rpcrdma unloads after the failed accept" unload_rpcrdma
 	rmmod inline_limit
-	AL[$al_mod]=$(al_delta "$al_before" "$(al_counts)")
-	log "accept leak: $al_mod: mount exited $al_rc; left on rxe0 once rpcrdma was unloaded: ${AL[$al_mod]} (before the round: $al_before)"
+	read -ra al_b <<<"$al_before"
+	read -ra al_a <<<"$(al_counts)"
+	AL[$al_mod]="$((al_a[0] - al_b[0])) $((al_a[1] - al_b[1])) $((al_a[2] - al_b[2]))"
+	log "accept leak: $al_mod: mount exited $al_rc; left on rxe0 once rpcrdma was unloaded (PDs CQs QPs): ${AL[$al_mod]} (before the round: $al_before)"
 done
-log "accept leak: left by one failed accept: stock ${AL[stock]:-?}, ours ${AL[ours]:-?}"
-# al_no_more: each of ours' counts is at most stock's
+log "accept leak: PDs CQs QPs left by one failed accept: stock ${AL[stock]:-?}, ours ${AL[ours]:-?}"
+# al_no_more: each of ours' counts (PDs, CQs, QPs left) is at most stock's
 al_no_more() {
-	local kv s=" ${AL[stock]} "
-	for kv in ${AL[ours]}; do
-		[[ $s =~ \ ${kv%=*}=(-?[0-9]+)\  ]] || return 1
-		[ "${kv#*=}" -le "${BASH_REMATCH[1]}" ] || return 1
-	done
+	local -a o s
+	read -ra o <<<"${AL[ours]}"
+	read -ra s <<<"${AL[stock]}"
+	[ "${#o[@]}" = 3 ] && [ "${#s[@]}" = 3 ] &&
+		[ "${o[0]}" -le "${s[0]}" ] && [ "${o[1]}" -le "${s[1]}" ] && [ "${o[2]}" -le "${s[2]}" ]
 }
-check "accept leak: ours leaves no more PDs, CQs and QPs than stock (ours ${AL[ours]:-?}, stock ${AL[stock]:-?})" \
+check "accept leak: ours leaves no more PDs, CQs and QPs than stock (PDs CQs QPs: ours ${AL[ours]:-?}, stock ${AL[stock]:-?})" \
 	al_no_more
 check "accept leak: ours loads again" load_rpcrdma_of ours
 nfs_server_start /export
